@@ -1,0 +1,80 @@
+/// One player waiting in a bank's queue, as the match policy sees them.
+public struct QueueEntry: Sendable, Equatable, Hashable {
+    public let player: PlayerID
+    /// The player's rating in the bank they queue for.
+    public let rating: Double
+    public let enqueuedAtMs: Int64
+
+    public init(player: PlayerID, rating: Double, enqueuedAtMs: Int64) {
+        self.player = player
+        self.rating = rating
+        self.enqueuedAtMs = enqueuedAtMs
+    }
+}
+
+/// Rule 1: which waiting players of one bank to pair.
+///
+/// Each waiter accepts an opponent whose rating is within a gap that widens with
+/// the time waited; after `alwaysPairAfterMs` any opponent is accepted, so two
+/// players waiting for the same bank are paired within that bound plus one
+/// matcher period. A pair is acceptable when the gap fits the longer waiter's
+/// allowance (the more patient side decides), which keeps acceptability symmetric.
+public struct MatchPolicy: Sendable, Equatable {
+    /// Rating gap accepted right away.
+    public var initialGap: Double
+    /// How much the accepted gap grows per second of waiting.
+    public var gapGrowthPerSecond: Double
+    /// After this long, a waiter accepts anyone.
+    public var alwaysPairAfterMs: Int64
+
+    public init(initialGap: Double = 100, gapGrowthPerSecond: Double = 40, alwaysPairAfterMs: Int64 = 25_000) {
+        self.initialGap = initialGap
+        self.gapGrowthPerSecond = gapGrowthPerSecond
+        self.alwaysPairAfterMs = alwaysPairAfterMs
+    }
+
+    /// The rating gap a player who has waited `waitedMs` accepts.
+    public func acceptedGap(waitedMs: Int64) -> Double {
+        if waitedMs >= alwaysPairAfterMs { return .infinity }
+        return initialGap + gapGrowthPerSecond * Double(max(0, waitedMs)) / 1_000
+    }
+
+    /// Whether `a` and `b` may be paired at `nowMs`.
+    public func accepts(_ a: QueueEntry, _ b: QueueEntry, nowMs: Int64) -> Bool {
+        guard a.player != b.player else { return false }
+        let longestWait = max(nowMs - a.enqueuedAtMs, nowMs - b.enqueuedAtMs)
+        return abs(a.rating - b.rating) <= acceptedGap(waitedMs: longestWait)
+    }
+
+    /// Pairs chosen among `entries` (one bank's waiters) at `nowMs`.
+    ///
+    /// Earlier waiters choose first; each takes the acceptable partner with the
+    /// closest rating (the earlier waiter on a tie). The result is maximal: no two
+    /// players left unpaired would accept each other. A player listed twice is
+    /// considered once.
+    public func pairs(_ entries: [QueueEntry], nowMs: Int64) -> [(QueueEntry, QueueEntry)] {
+        var seen = Set<PlayerID>()
+        let waiting = entries
+            .sorted { ($0.enqueuedAtMs, $0.player) < ($1.enqueuedAtMs, $1.player) }
+            .filter { seen.insert($0.player).inserted }
+        var taken = [Bool](repeating: false, count: waiting.count)
+        var result: [(QueueEntry, QueueEntry)] = []
+        for i in waiting.indices where !taken[i] {
+            var best: Int?
+            for j in waiting.indices where j > i && !taken[j] && accepts(waiting[i], waiting[j], nowMs: nowMs) {
+                if let current = best {
+                    let gap = abs(waiting[j].rating - waiting[i].rating)
+                    if gap < abs(waiting[current].rating - waiting[i].rating) { best = j }
+                } else {
+                    best = j
+                }
+            }
+            if let j = best {
+                taken[i] = true
+                taken[j] = true
+                result.append((waiting[i], waiting[j]))
+            }
+        }
+        return result
+    }
+}

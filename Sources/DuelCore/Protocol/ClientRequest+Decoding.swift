@@ -1,0 +1,128 @@
+extension ClientRequest {
+    /// Username rule of PROTOCOL.md: 3-32 of letters, digits, `_`, `-`, `.`.
+    public static func isValidUsername(_ name: String) -> Bool {
+        let scalars = name.unicodeScalars
+        return (3...32).contains(scalars.count) && scalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                || scalar == "_" || scalar == "-" || scalar == ".")
+        }
+    }
+
+    /// Decodes one text frame. Every failure names its error code; unknown fields are ignored.
+    public static func decode<Bytes: Collection>(_ bytes: Bytes) -> Result<RequestEnvelope, RequestDecodingFailure>
+    where Bytes.Element == UInt8 {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            return .failure(RequestDecodingFailure(
+                ref: nil, error: ProtocolError(.badJSON, "invalid JSON at byte \(error.offset): \(error.reason)")))
+        }
+        guard case .object(let object) = value else {
+            return .failure(RequestDecodingFailure(ref: nil, error: ProtocolError(.badJSON, "the message must be a JSON object")))
+        }
+        var ref: RequestRef?
+        switch object["ref"] {
+        case nil, .null?: ref = nil
+        case .string(let text)?: ref = .string(text)
+        case .int(let number)?: ref = .int(number)
+        default:
+            return .failure(RequestDecodingFailure(ref: nil, error: .badField("ref", "must be a string or an integer")))
+        }
+        do {
+            let fields = Fields(object: object)
+            guard let op = object["op"] else { throw ProtocolError.badField("op", "is required") }
+            guard case .string(let name) = op else { throw ProtocolError.badField("op", "must be a string") }
+            return .success(RequestEnvelope(ref: ref, request: try decode(op: name, fields)))
+        } catch let error as ProtocolError {
+            return .failure(RequestDecodingFailure(ref: ref, error: error))
+        } catch {
+            return .failure(RequestDecodingFailure(ref: ref, error: ProtocolError(.internal)))
+        }
+    }
+
+    private static func decode(op: String, _ fields: Fields) throws(ProtocolError) -> ClientRequest {
+        switch op {
+        case "signup":
+            let username = try fields.string("username", maxLength: 64)
+            guard isValidUsername(username) else {
+                throw .badField("username", "3-32 characters: letters, digits, '_', '-', '.'")
+            }
+            let password = try fields.string("password", maxLength: 1_024)
+            let length = password.unicodeScalars.count
+            guard length >= 8 else { throw ProtocolError(.weakPassword, "the password must have at least 8 characters") }
+            guard length <= 256 else { throw ProtocolError(.weakPassword, "the password must have at most 256 characters") }
+            return .signup(username: username, password: password)
+        case "login":
+            return .login(
+                username: try fields.string("username", maxLength: 64),
+                password: try fields.string("password", maxLength: 1_024))
+        case "auth":
+            return .auth(token: try fields.string("token", maxLength: 256))
+        case "logout": return .logout
+        case "banks": return .banks
+        case "queue": return .queue(bank: try fields.string("bank", maxLength: 128))
+        case "cancel": return .cancel
+        case "answer":
+            return .answer(
+                duelID: try fields.string("duel_id", maxLength: 128),
+                questionIndex: try fields.int("question_index", in: 0...Int(Int32.max)),
+                choice: try fields.int("choice", in: 0...Int(Int32.max)))
+        case "forfeit": return .forfeit(duelID: try fields.string("duel_id", maxLength: 128))
+        case "resume":
+            return .resume(
+                duelID: try fields.string("duel_id", maxLength: 128),
+                afterSeq: try fields.int("after_seq", in: 0...Int(Int32.max)))
+        case "leaderboard":
+            return .leaderboard(
+                bank: try fields.string("bank", maxLength: 128),
+                limit: try fields.int("limit", in: 1...100, default: 20))
+        case "profile":
+            return .profile(player: try fields.optionalString("player", maxLength: 128))
+        case "history": return .history(limit: try fields.int("limit", in: 1...100, default: 20))
+        case "mistakes": return .mistakes(limit: try fields.int("limit", in: 1...100, default: 20))
+        case "report":
+            let questionID = try fields.int64("question_id")
+            let reason = try fields.string("reason", maxLength: 2_000)
+            guard (1...500).contains(reason.count) else { throw .badField("reason", "must be 1-500 characters") }
+            return .report(questionID: questionID, reason: reason)
+        default:
+            throw ProtocolError(.unknownOp, "unknown op '\(String(op.prefix(64)))'")
+        }
+    }
+}
+
+/// Typed access to a request's fields, each failure a `bad_request` naming the field.
+private struct Fields {
+    let object: JSONObject
+
+    func string(_ name: String, maxLength: Int) throws(ProtocolError) -> String {
+        guard let value = object[name], value != .null else { throw .badField(name, "is required") }
+        guard case .string(let text) = value else { throw .badField(name, "must be a string") }
+        guard text.utf8.count <= maxLength * 4, text.count <= maxLength else { throw .badField(name, "is too long") }
+        return text
+    }
+
+    func optionalString(_ name: String, maxLength: Int) throws(ProtocolError) -> String? {
+        guard let value = object[name], value != .null else { return nil }
+        return try string(name, maxLength: maxLength)
+    }
+
+    func int(_ name: String, in range: ClosedRange<Int>, default fallback: Int? = nil) throws(ProtocolError) -> Int {
+        guard let value = object[name], value != .null else {
+            if let fallback { return fallback }
+            throw .badField(name, "is required")
+        }
+        guard let number = value.integer else { throw .badField(name, "must be an integer") }
+        guard number >= Int64(range.lowerBound), number <= Int64(range.upperBound) else {
+            throw .badField(name, "must be between \(range.lowerBound) and \(range.upperBound)")
+        }
+        return Int(number)
+    }
+
+    func int64(_ name: String) throws(ProtocolError) -> Int64 {
+        guard let value = object[name], value != .null else { throw .badField(name, "is required") }
+        guard let number = value.integer else { throw .badField(name, "must be an integer") }
+        return number
+    }
+}

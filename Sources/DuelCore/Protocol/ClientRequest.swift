@@ -1,0 +1,79 @@
+/// The `ref` a client attaches to a request, echoed in its reply.
+public enum RequestRef: Sendable, Equatable, Hashable {
+    case string(String)
+    case int(Int64)
+
+    public var json: JSONValue {
+        switch self {
+        case .string(let value): .string(value)
+        case .int(let value): .int(value)
+        }
+    }
+}
+
+/// Every client operation of PROTOCOL.md, with its fields typed and validated.
+public enum ClientRequest: Sendable, Equatable {
+    case signup(username: String, password: String)
+    case login(username: String, password: String)
+    case auth(token: String)
+    case logout
+    case banks
+    case queue(bank: String)
+    case cancel
+    case answer(duelID: String, questionIndex: Int, choice: Int)
+    case forfeit(duelID: String)
+    case resume(duelID: String, afterSeq: Int)
+    case leaderboard(bank: String, limit: Int)
+    /// nil: the requester's own profile.
+    case profile(player: PlayerID?)
+    case history(limit: Int)
+    case mistakes(limit: Int)
+    case report(questionID: Int64, reason: String)
+
+    /// The `op` names, as on the wire.
+    public static let ops = [
+        "signup", "login", "auth", "logout", "banks", "queue", "cancel", "answer", "forfeit",
+        "resume", "leaderboard", "profile", "history", "mistakes", "report",
+    ]
+
+    public var op: String {
+        switch self {
+        case .signup: "signup"
+        case .login: "login"
+        case .auth: "auth"
+        case .logout: "logout"
+        case .banks: "banks"
+        case .queue: "queue"
+        case .cancel: "cancel"
+        case .answer: "answer"
+        case .forfeit: "forfeit"
+        case .resume: "resume"
+        case .leaderboard: "leaderboard"
+        case .profile: "profile"
+        case .history: "history"
+        case .mistakes: "mistakes"
+        case .report: "report"
+        }
+    }
+
+    /// Whether the op is allowed before authentication.
+    public var allowedAnonymously: Bool {
+        switch self {
+        case .signup, .login, .auth, .banks: true
+        default: false
+        }
+    }
+}
+
+/// A decoded client message: its ref and request.
+public struct RequestEnvelope: Sendable, Equatable {
+    public let ref: RequestRef?
+    public let request: ClientRequest
+}
+
+/// Why a client message could not be decoded; the error reply to send.
+public struct RequestDecodingFailure: Error, Sendable, Equatable {
+    /// The message's ref when it could be read, so the error reply can carry it.
+    public let ref: RequestRef?
+    public let error: ProtocolError
+}

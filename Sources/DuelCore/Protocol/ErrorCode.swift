@@ -1,0 +1,71 @@
+/// The stable, machine-readable error codes of PROTOCOL.md.
+public enum ErrorCode: String, Sendable, Codable, CaseIterable, Equatable {
+    case badJSON = "bad_json"
+    case badRequest = "bad_request"
+    case unknownOp = "unknown_op"
+    case unauthorized
+    case rateLimited = "rate_limited"
+    case usernameTaken = "username_taken"
+    case badCredentials = "bad_credentials"
+    case weakPassword = "weak_password"
+    case unknownBank = "unknown_bank"
+    case bankEmpty = "bank_empty"
+    case alreadyQueued = "already_queued"
+    case notQueued = "not_queued"
+    case inDuel = "in_duel"
+    case unknownDuel = "unknown_duel"
+    case notInDuel = "not_in_duel"
+    case wrongQuestion = "wrong_question"
+    case alreadyAnswered = "already_answered"
+    case lockedOut = "locked_out"
+    case tooLate = "too_late"
+    case duelOver = "duel_over"
+    case unknownQuestion = "unknown_question"
+    case unavailable
+    case `internal`
+
+    /// A human-readable message for when nothing more specific is known.
+    public var defaultMessage: String {
+        switch self {
+        case .badJSON: "the message is not a JSON object"
+        case .badRequest: "a field is missing or has the wrong type"
+        case .unknownOp: "unknown op"
+        case .unauthorized: "log in first"
+        case .rateLimited: "too many messages; slow down"
+        case .usernameTaken: "that username is taken"
+        case .badCredentials: "wrong username or password"
+        case .weakPassword: "the password must be 8 to 256 characters"
+        case .unknownBank: "no such question bank"
+        case .bankEmpty: "that bank has no active questions"
+        case .alreadyQueued: "you are already in the queue"
+        case .notQueued: "you are not in the queue"
+        case .inDuel: "you are in a live duel"
+        case .unknownDuel: "no such duel"
+        case .notInDuel: "you are not a player of that duel"
+        case .wrongQuestion: "that question is not open"
+        case .alreadyAnswered: "you already answered that question"
+        case .lockedOut: "your opponent already won that question"
+        case .tooLate: "the question's deadline has passed"
+        case .duelOver: "the duel is over"
+        case .unknownQuestion: "no such question"
+        case .unavailable: "the database is unavailable; retry later"
+        case .internal: "internal error"
+        }
+    }
+}
+
+/// An error reply's code and message.
+public struct ProtocolError: Error, Sendable, Equatable {
+    public let code: ErrorCode
+    public let message: String
+
+    public init(_ code: ErrorCode, _ message: String? = nil) {
+        self.code = code
+        self.message = message ?? code.defaultMessage
+    }
+
+    /// `bad_request` naming the offending field.
+    public static func badField(_ field: String, _ expectation: String) -> ProtocolError {
+        ProtocolError(.badRequest, "\(field): \(expectation)")
+    }
+}

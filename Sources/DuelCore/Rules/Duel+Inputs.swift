@@ -1,0 +1,120 @@
+/// The inputs of the duel state machine. Each applies the deadlines already due
+/// at its time first, then itself, then any transition it made due at once
+/// (for example a reveal pause of 0).
+extension Duel {
+    /// Applies the deadlines due at `nowMs` (countdown end, question deadline,
+    /// reveal end, abandonment). A call before any deadline is due does nothing.
+    public mutating func advance(nowMs: Int64) -> DuelStep {
+        var step = DuelStep()
+        catchUp(nowMs: nowMs, into: &step)
+        finishStep(&step)
+        return step
+    }
+
+    /// A player's answer to question `questionIndex`, arriving at server time `atMs` (rules 3-6).
+    public mutating func answer(player: PlayerID, questionIndex: Int, choice: Int, atMs: Int64) -> DuelStep {
+        var step = DuelStep()
+        catchUp(nowMs: atMs, into: &step)
+        switch checkAnswer(player: player, questionIndex: questionIndex, choice: choice, atMs: atMs) {
+        case .failure(let rejection):
+            step.outcome = .rejected(rejection)
+        case .success(let seat):
+            let round = rounds[questionIndex]
+            let correct = choice == questions[questionIndex].correctChoice
+            let points = Scoring.points(
+                correct: correct, atMs: atMs, deadlineMs: round.deadlineMs, configuration: configuration)
+            rounds[questionIndex].answers.append(DuelAnswer(
+                player: player, choice: choice, correct: correct, atMs: atMs, points: points))
+            players[seat].score += points
+            step.outcome = .answered(correct: correct, points: points)
+            emit(.answered, atMs: atMs, into: &step)
+            if correct {
+                // Rule 4: the first correct answer wins and locks the opponent out.
+                reveal(cause: .won, atMs: atMs, into: &step)
+            } else if rounds[questionIndex].answers.count == players.count {
+                reveal(cause: .allAnswered, atMs: atMs, into: &step)
+            }
+            catchUp(nowMs: atMs, into: &step)
+        }
+        finishStep(&step)
+        return step
+    }
+
+    /// Rule 5's checks, in the order a client author would expect; returns the answering seat.
+    private func checkAnswer(player: PlayerID, questionIndex: Int, choice: Int, atMs: Int64) -> Result<Int, DuelRejection> {
+        guard let seat = seat(of: player) else { return .failure(DuelRejection(.notInDuel)) }
+        guard phase != .finished else { return .failure(DuelRejection(.duelOver)) }
+        guard questionIndex >= 0 else {
+            return .failure(DuelRejection(.badRequest, "question_index must not be negative"))
+        }
+        guard questionIndex < rounds.count else {
+            return .failure(DuelRejection(.wrongQuestion, "question \(questionIndex) is not open"))
+        }
+        let round = rounds[questionIndex]
+        if round.answer(of: player) != nil { return .failure(DuelRejection(.alreadyAnswered)) }
+        switch round.revealCause {
+        case .won?:
+            return .failure(DuelRejection(.lockedOut))
+        case .deadline?, .allAnswered?:
+            return .failure(DuelRejection(.tooLate))
+        case nil:
+            break
+        }
+        // The round is open, so it is the current one and `atMs` is not past its deadline
+        // (catchUp would have revealed it otherwise).
+        guard questions[questionIndex].choices.indices.contains(choice) else {
+            return .failure(DuelRejection(
+                .badRequest,
+                "choice must be between 0 and \(questions[questionIndex].choices.count - 1)"))
+        }
+        return .success(seat)
+    }
+
+    /// A player gives up (rule 8): the opponent wins at once, in any live state.
+    public mutating func forfeit(player: PlayerID, atMs: Int64) -> DuelStep {
+        var step = DuelStep()
+        catchUp(nowMs: atMs, into: &step)
+        if let seat = seat(of: player) {
+            if phase == .finished {
+                step.outcome = .rejected(DuelRejection(.duelOver))
+            } else {
+                finish(reason: .forfeit, winner: players[1 - seat].id, atMs: atMs, into: &step)
+            }
+        } else {
+            step.outcome = .rejected(DuelRejection(.notInDuel))
+        }
+        finishStep(&step)
+        return step
+    }
+
+    /// The player's last connection closed: the abandonment clock starts (rule 8).
+    ///
+    /// Emits no event: the `connected` flag shows in the next event's record.
+    public mutating func playerDisconnected(_ player: PlayerID, atMs: Int64) -> DuelStep {
+        setConnected(false, player: player, atMs: atMs)
+    }
+
+    /// The player is connected again: the abandonment clock stops.
+    public mutating func playerReconnected(_ player: PlayerID, atMs: Int64) -> DuelStep {
+        setConnected(true, player: player, atMs: atMs)
+    }
+
+    private mutating func setConnected(_ connected: Bool, player: PlayerID, atMs: Int64) -> DuelStep {
+        var step = DuelStep()
+        catchUp(nowMs: atMs, into: &step)
+        if let seat = seat(of: player) {
+            if phase == .finished {
+                step.outcome = .rejected(DuelRejection(.duelOver))
+            } else if players[seat].connected != connected {
+                players[seat].connected = connected
+                players[seat].disconnectedAtMs = connected ? nil : atMs
+                step.stateTouched = true
+                catchUp(nowMs: atMs, into: &step)
+            }
+        } else {
+            step.outcome = .rejected(DuelRejection(.notInDuel))
+        }
+        finishStep(&step)
+        return step
+    }
+}

@@ -1,0 +1,53 @@
+/// Shaping the engine's state into the public record.
+extension Duel {
+    /// The record as `viewer` may see it now, or nil when `viewer` is not a player of this duel.
+    ///
+    /// Rule 10 holds for any viewer: the record carries a correct choice or a
+    /// chosen option only in `reveal`, and only for a revealed question.
+    public func record(for viewer: PlayerID) -> DuelRecord? {
+        seat(of: viewer) == nil ? nil : record()
+    }
+
+    /// The record both players may see now.
+    func record() -> DuelRecord {
+        let round = currentRound
+        let question = round.map { round -> DuelRecord.Question in
+            let q = questions[round.questionIndex]
+            return DuelRecord.Question(
+                index: round.questionIndex, questionID: q.id, prompt: q.prompt, choices: q.choices,
+                opensAtMs: round.opensAtMs, deadlineMs: round.deadlineMs)
+        }
+        let answers = (round?.answers ?? []).map {
+            DuelRecord.Answer(player: $0.player, correct: $0.correct, atMs: $0.atMs)
+        }
+        var reveal: DuelRecord.Reveal?
+        if let round, round.isRevealed, phase == .reveal || phase == .finished {
+            var choices: [PlayerID: Int?] = [:]
+            var points: [PlayerID: Int] = [:]
+            for player in players {
+                choices[player.id] = .some(round.answer(of: player.id)?.choice)
+                points[player.id] = round.points(of: player.id)
+            }
+            reveal = DuelRecord.Reveal(
+                questionIndex: round.questionIndex,
+                correctChoice: questions[round.questionIndex].correctChoice,
+                choices: choices, points: points)
+        }
+        let result = self.result.map { result in
+            DuelRecord.Result(
+                winner: result.winner, reason: result.reason,
+                ratings: Dictionary(uniqueKeysWithValues: result.outcomes.map {
+                    ($0.player, (before: $0.rating.before.displayed, after: $0.rating.after.displayed))
+                }))
+        }
+        return DuelRecord(
+            id: id, bank: bank, state: phase,
+            players: players.map {
+                DuelRecord.Player(
+                    id: $0.id, username: $0.username, rating: $0.rating.displayed,
+                    score: $0.score, connected: $0.connected)
+            },
+            questionCount: questions.count, questionIndex: questionIndex,
+            question: question, answers: answers, reveal: reveal, result: result)
+    }
+}

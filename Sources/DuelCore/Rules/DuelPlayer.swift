@@ -1,0 +1,28 @@
+/// Opaque player id, as on the wire.
+public typealias PlayerID = String
+
+/// One of the two players of a duel, as the duel state keeps them.
+public struct DuelPlayer: Sendable, Codable, Equatable {
+    public let id: PlayerID
+    public let username: String
+    /// The player's Glicko-2 rating in the duel's bank when the duel was created.
+    ///
+    /// A player is in at most one live duel, so this is also the pre-duel value
+    /// used for the rating update at completion.
+    public let rating: GlickoRating
+    /// Sum of the points of this player's answers so far.
+    public internal(set) var score: Int
+    /// Whether the server believes the player holds a connection.
+    public internal(set) var connected: Bool
+    /// When the player's last connection closed; nil while connected.
+    public internal(set) var disconnectedAtMs: Int64?
+
+    public init(id: PlayerID, username: String, rating: GlickoRating) {
+        self.id = id
+        self.username = username
+        self.rating = rating
+        self.score = 0
+        self.connected = true
+        self.disconnectedAtMs = nil
+    }
+}

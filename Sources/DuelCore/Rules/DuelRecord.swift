@@ -1,0 +1,66 @@
+/// The duel record of the event envelope (PROTOCOL.md, "`record` fields").
+///
+/// It holds only what either player may know at that moment: never a correct
+/// choice or a chosen option of a question that is not yet revealed (rule 10).
+/// Because of that the record is the same for both players, so the server
+/// stores it once with each event and fans the same bytes out to both.
+public struct DuelRecord: Sendable, Equatable {
+    public struct Player: Sendable, Equatable {
+        public let id: PlayerID
+        public let username: String
+        /// Pre-duel rating in this bank, rounded.
+        public let rating: Int
+        public let score: Int
+        public let connected: Bool
+    }
+
+    public struct Question: Sendable, Equatable {
+        public let index: Int
+        public let questionID: Int64
+        public let prompt: String
+        public let choices: [String]
+        public let opensAtMs: Int64
+        public let deadlineMs: Int64
+    }
+
+    /// An answer to the current question, without the option picked.
+    public struct Answer: Sendable, Equatable {
+        public let player: PlayerID
+        public let correct: Bool
+        public let atMs: Int64
+    }
+
+    public struct Reveal: Sendable, Equatable {
+        public let questionIndex: Int
+        public let correctChoice: Int
+        /// Picked option by player id; nil for no answer.
+        public let choices: [PlayerID: Int?]
+        public let points: [PlayerID: Int]
+    }
+
+    public struct Result: Sendable, Equatable {
+        public let winner: PlayerID?
+        public let reason: FinishReason
+        /// Rounded ratings before and after, by player id.
+        public let ratings: [PlayerID: (before: Int, after: Int)]
+
+        public static func == (lhs: Result, rhs: Result) -> Bool {
+            lhs.winner == rhs.winner && lhs.reason == rhs.reason
+                && lhs.ratings.count == rhs.ratings.count
+                && lhs.ratings.allSatisfy { key, value in
+                    rhs.ratings[key].map { $0.before == value.before && $0.after == value.after } ?? false
+                }
+        }
+    }
+
+    public let id: String
+    public let bank: String
+    public let state: DuelPhase
+    public let players: [Player]
+    public let questionCount: Int
+    public let questionIndex: Int
+    public let question: Question?
+    public let answers: [Answer]
+    public let reveal: Reveal?
+    public let result: Result?
+}

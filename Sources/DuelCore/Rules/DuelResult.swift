@@ -1,0 +1,42 @@
+/// Why a duel finished.
+public enum FinishReason: String, Sendable, Codable, Equatable {
+    /// Every question was revealed (rule 8: the higher score wins).
+    case completed
+    /// A player gave up with `forfeit`.
+    case forfeit
+    /// A player stayed disconnected too long (rule 8).
+    case abandoned
+}
+
+/// A player's rating before and after the duel.
+public struct RatingChange: Sendable, Codable, Equatable {
+    public let before: GlickoRating
+    public let after: GlickoRating
+}
+
+/// How a player's duel ended, for their statistics.
+public struct PlayerOutcome: Sendable, Codable, Equatable {
+    public let player: PlayerID
+    public let outcome: GameOutcomeCode
+    public let score: Int
+    public let rating: RatingChange
+}
+
+/// A codable mirror of ``GameOutcome`` for stored state.
+public enum GameOutcomeCode: String, Sendable, Codable, Equatable {
+    case win, draw, loss
+}
+
+/// The result of a finished duel.
+public struct DuelResult: Sendable, Codable, Equatable {
+    /// Nil for a draw.
+    public let winner: PlayerID?
+    public let reason: FinishReason
+    public let finishedAtMs: Int64
+    /// One entry per player, in the duel's player order.
+    public let outcomes: [PlayerOutcome]
+
+    public func outcome(of player: PlayerID) -> PlayerOutcome? {
+        outcomes.first { $0.player == player }
+    }
+}

@@ -1,0 +1,178 @@
+import PropertyBased
+import Testing
+@testable import DuelCore
+
+/// Random input sequences against the duel engine, with the invariants of
+/// rules 2-10 checked after every step. Each sequence is a list of integers that
+/// decode into inputs, so a failure shrinks to a short list and the printed
+/// seed reproduces it.
+@Suite struct DuelPropertyTests {
+    /// One input decoded from a random integer.
+    enum Input: CustomStringConvertible {
+        case advance(dt: Int64)
+        case answer(seat: Int, index: Int, choice: Int, dt: Int64)
+        case forfeit(seat: Int, dt: Int64)
+        case disconnect(seat: Int, dt: Int64)
+        case reconnect(seat: Int, dt: Int64)
+        case stranger(dt: Int64)
+
+        init(_ raw: Int) {
+            var bits = UInt64(bitPattern: Int64(raw))
+            func take(_ n: UInt64) -> Int { defer { bits /= n }; return Int(bits % n) }
+            // Time steps lean small so that answers meet open questions, with some long jumps.
+            let dtChoices: [Int64] = [0, 1, 7, 100, 450, 999, 1_000, 2_000, 3_000, 5_000, 9_999, 10_001, 30_000, 61_000]
+            let kind = take(100)
+            let seat = take(2)
+            let index = take(12) - 1
+            let choice = take(6) - 1
+            let dt = dtChoices[take(UInt64(dtChoices.count))]
+            switch kind {
+            case 0..<55: self = .answer(seat: seat, index: index, choice: choice, dt: dt)
+            case 55..<80: self = .advance(dt: dt)
+            case 80..<83: self = .forfeit(seat: seat, dt: dt)
+            case 83..<90: self = .disconnect(seat: seat, dt: dt)
+            case 90..<97: self = .reconnect(seat: seat, dt: dt)
+            default: self = .stranger(dt: dt)
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .advance(let dt): "advance(+\(dt))"
+            case .answer(let s, let i, let c, let dt): "answer(seat \(s), q\(i), c\(c), +\(dt))"
+            case .forfeit(let s, let dt): "forfeit(seat \(s), +\(dt))"
+            case .disconnect(let s, let dt): "disconnect(seat \(s), +\(dt))"
+            case .reconnect(let s, let dt): "reconnect(seat \(s), +\(dt))"
+            case .stranger(let dt): "stranger(+\(dt))"
+            }
+        }
+
+        var dt: Int64 {
+            switch self {
+            case .advance(let dt), .answer(_, _, _, let dt), .forfeit(_, let dt), .disconnect(_, let dt),
+                .reconnect(_, let dt), .stranger(let dt): dt
+            }
+        }
+    }
+
+    static let configurations = [
+        DuelConfiguration.standard,
+        DuelConfiguration(countdownMs: 0, answerWindowMs: 1_000, revealMs: 0, abandonAfterMs: 5_000, questionCount: 3),
+        DuelConfiguration(countdownMs: 500, answerWindowMs: 2_000, revealMs: 100, abandonAfterMs: 60_000, questionCount: 10),
+    ]
+
+    @Test func invariantsHoldForRandomInputSequences() async {
+        await propertyCheck(
+            count: 3_000,
+            input: Gen.int(in: 0...Int.max).array(of: 1...120), Gen.int(in: 0...5)
+        ) { raws, shape in
+            run(raws.map(Input.init), configuration: Self.configurations[shape % 3], bankSize: shape < 3 ? 10 : 2 + shape)
+        }
+    }
+
+    func run(_ inputs: [Input], configuration: DuelConfiguration, bankSize: Int) {
+        let questions = Fixture.questions(bankSize, choices: 2 + bankSize % 4)
+        guard let (started, first) = Duel.start(
+            id: "d", bank: "b", players: Fixture.players(), questions: questions,
+            configuration: configuration, nowMs: 0)
+        else {
+            Issue.record("start failed")
+            return
+        }
+        var duel = started
+        var log = first.events
+        var now: Int64 = 0
+        var revealed: [Int: Int] = [:]
+        check(first, duel: duel, revealed: &revealed)
+        let seats = [Fixture.alice, Fixture.bob]
+        for input in inputs {
+            now += input.dt
+            let before = duel
+            let step: DuelStep
+            switch input {
+            case .advance: step = duel.advance(nowMs: now)
+            case .answer(let seat, let index, let choice, _):
+                step = duel.answer(player: seats[seat], questionIndex: index, choice: choice, atMs: now)
+            case .forfeit(let seat, _): step = duel.forfeit(player: seats[seat], atMs: now)
+            case .disconnect(let seat, _): step = duel.playerDisconnected(seats[seat], atMs: now)
+            case .reconnect(let seat, _): step = duel.playerReconnected(seats[seat], atMs: now)
+            case .stranger: step = duel.answer(player: "p-eve", questionIndex: 0, choice: 0, atMs: now)
+            }
+            // A rejected input changes nothing beyond the deadlines already due at its time.
+            if step.rejection != nil {
+                var expected = before
+                let due = expected.advance(nowMs: now)
+                #expect(duel == expected, "rejected \(input) changed the state")
+                #expect(step.events == due.events)
+            }
+            // A finished duel accepts nothing.
+            if before.phase == .finished {
+                #expect(duel == before)
+                #expect(step.events.isEmpty)
+                if case .advance = input {} else if case .disconnect = input {} else if case .reconnect = input {} else {
+                    #expect(step.rejection != nil)
+                }
+            }
+            log += step.events
+            check(step, duel: duel, revealed: &revealed)
+        }
+        // seq: gap-free from 1, and the state's counter matches.
+        #expect(log.map(\.seq) == Array(1...log.count))
+        #expect(duel.seq == log.count)
+        #expect(log.filter { $0.kind == .complete }.count == (duel.phase == .finished ? 1 : 0))
+        if duel.result?.reason == .completed {
+            // Every question was revealed exactly once.
+            #expect(revealed == Dictionary(uniqueKeysWithValues: (0..<duel.questions.count).map { ($0, 1) }))
+        }
+    }
+
+    func check(_ step: DuelStep, duel: Duel, revealed: inout [Int: Int]) {
+        // At most one player scores per question.
+        for round in duel.rounds {
+            #expect(round.answers.filter { $0.points > 0 }.count <= 1)
+            #expect(round.answers.filter(\.correct).count <= 1)
+            #expect(Set(round.answers.map(\.player)).count == round.answers.count)
+        }
+        // Each score equals the sum of its points.
+        for player in duel.players {
+            #expect(player.score == duel.rounds.reduce(0) { $0 + $1.points(of: player.id) })
+        }
+        #expect(step.nextDeadlineMs == duel.nextDeadlineMs)
+        #expect((step.completion != nil) == step.events.contains { $0.kind == .complete })
+        for event in step.events {
+            if event.kind == .reveal {
+                revealed[event.record.reveal!.questionIndex, default: 0] += 1
+            }
+            checkNoLeak(event.record, duel: duel)
+        }
+        for viewer in [Fixture.alice, Fixture.bob] {
+            checkNoLeak(duel.record(for: viewer)!, duel: duel)
+        }
+        #expect(duel.record(for: "p-eve") == nil)
+    }
+
+    /// Rule 10: nothing in a record reveals an unrevealed question's answer or a pick.
+    func checkNoLeak(_ record: DuelRecord, duel: Duel) {
+        let json = record.json
+        if let reveal = record.reveal {
+            #expect(record.state == .reveal || record.state == .finished)
+            #expect(duel.rounds[reveal.questionIndex].isRevealed)
+            #expect(reveal.questionIndex == record.questionIndex)
+        } else {
+            #expect(json["reveal"] == .null)
+        }
+        if record.state == .question || record.state == .countdown {
+            #expect(record.reveal == nil)
+        }
+        // Answers carry exactly player, correct and at_ms: never the option picked.
+        if case .array(let answers)? = json["answers"] {
+            for answer in answers {
+                guard case .object(let object) = answer else { Issue.record("answer not an object"); continue }
+                #expect(object.pairs.map(\.key).sorted() == ["at_ms", "correct", "player"])
+            }
+        }
+        if case .object(let question)? = json["question"] {
+            #expect(question["correct_choice"] == nil)
+        }
+    }
+}

@@ -1,0 +1,307 @@
+import Testing
+@testable import DuelCore
+
+/// The situations the original app described, and the edges around them (rules 2-8).
+@Suite struct DuelScenarioTests {
+    let alice = Fixture.alice
+    let bob = Fixture.bob
+
+    @Test func startEmitsInitAndSchedulesTheCountdown() {
+        let (duel, step) = Fixture.duel()
+        #expect(step.kinds == [.`init`])
+        #expect(step.events[0].seq == 1)
+        #expect(duel.phase == .countdown)
+        #expect(step.nextDeadlineMs == 3_000)
+        #expect(step.events[0].record.question == nil)
+        #expect(duel.questions.count == 10)
+    }
+
+    @Test func startRefusesImpossibleDuels() {
+        let same = [Fixture.players()[0], Fixture.players()[0]]
+        #expect(Duel.start(id: "x", bank: "b", players: same, questions: Fixture.questions(3), nowMs: 0) == nil)
+        #expect(Duel.start(id: "x", bank: "b", players: Fixture.players(), questions: [], nowMs: 0) == nil)
+    }
+
+    @Test func countdownEndOpensTheFirstQuestion() {
+        var (duel, _) = Fixture.duel()
+        #expect(duel.advance(nowMs: 2_999).events.isEmpty)
+        let step = duel.advance(nowMs: 3_000)
+        #expect(step.kinds == [.question])
+        #expect(step.events[0].seq == 2)
+        let question = step.events[0].record.question
+        #expect(question?.index == 0)
+        #expect(question?.opensAtMs == 3_000)
+        #expect(question?.deadlineMs == 13_000)
+        // The deadline itself is still in time, so the reveal is due a millisecond later.
+        #expect(step.nextDeadlineMs == 13_001)
+    }
+
+    /// (a) Player 1 answers correctly first: player 2 is locked out, the question is revealed at once.
+    @Test func firstCorrectAnswerWinsAndLocksOut() {
+        var (duel, _) = Fixture.duel()
+        _ = duel.advance(nowMs: 3_000)
+        let step = duel.answer(player: alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 4_500)
+        #expect(step.outcome == .answered(correct: true, points: 190))
+        #expect(step.kinds == [.answered, .reveal])
+        #expect(duel.phase == .reveal)
+        #expect(duel.currentRound?.revealCause == .won)
+        let reveal = step.events[1].record.reveal
+        #expect(reveal?.correctChoice == 0)
+        #expect(reveal?.points[alice] == 190)
+        #expect(reveal?.points[bob] == 0)
+        #expect(reveal?.choices[bob] == .some(nil))
+        #expect(step.nextDeadlineMs == 6_500)
+
+        let late = duel.answer(player: bob, questionIndex: 0, choice: Fixture.correct(0), atMs: 4_600)
+        #expect(late.rejection?.code == .lockedOut)
+        #expect(late.events.isEmpty)
+        #expect(duel.players[1].score == 0)
+    }
+
+    /// (b) Player 1 answers wrong first: player 2 may still answer; the reveal comes when both have.
+    @Test func wrongAnswerLocksOutOnlyItsAuthor() {
+        for bobIsRight in [true, false] {
+            var (duel, _) = Fixture.duel()
+            _ = duel.advance(nowMs: 3_000)
+            let first = duel.answer(player: alice, questionIndex: 0, choice: Fixture.wrong(0), atMs: 5_000)
+            #expect(first.outcome == .answered(correct: false, points: 0))
+            #expect(first.kinds == [.answered])
+            #expect(duel.phase == .question)
+            #expect(first.events[0].record.reveal == nil)
+            #expect(first.events[0].record.answers.map(\.correct) == [false])
+
+            let again = duel.answer(player: alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 5_100)
+            #expect(again.rejection?.code == .alreadyAnswered)
+
+            let choice = bobIsRight ? Fixture.correct(0) : Fixture.wrong(0)
+            let second = duel.answer(player: bob, questionIndex: 0, choice: choice, atMs: 9_000)
+            #expect(second.outcome == .answered(correct: bobIsRight, points: bobIsRight ? 140 : 0))
+            #expect(second.kinds == [.answered, .reveal])
+            #expect(duel.currentRound?.revealCause == (bobIsRight ? .won : .allAnswered))
+            let reveal = second.events[1].record.reveal
+            #expect(reveal?.choices[alice] == .some(Fixture.wrong(0)))
+            #expect(reveal?.choices[bob] == .some(choice))
+        }
+    }
+
+    /// (c) Nobody answers: the question is revealed at the deadline.
+    @Test func deadlineRevealsAnUnansweredQuestion() {
+        var (duel, _) = Fixture.duel()
+        _ = duel.advance(nowMs: 3_000)
+        #expect(duel.advance(nowMs: 13_000).events.isEmpty)
+        let step = duel.advance(nowMs: 13_001)
+        #expect(step.kinds == [.reveal])
+        #expect(duel.currentRound?.revealCause == .deadline)
+        #expect(step.events[0].record.reveal?.points == [alice: 0, bob: 0])
+        let late = duel.answer(player: bob, questionIndex: 0, choice: 0, atMs: 13_002)
+        #expect(late.rejection?.code == .tooLate)
+    }
+
+    @Test func answerAtTheExactDeadlineMillisecondCounts() {
+        var (duel, _) = Fixture.duel()
+        _ = duel.advance(nowMs: 3_000)
+        let step = duel.answer(player: alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 13_000)
+        #expect(step.outcome == .answered(correct: true, points: 110))
+    }
+
+    @Test func answerOneMillisecondLateIsTooLateEvenBeforeTheTimerFired() {
+        var (duel, _) = Fixture.duel()
+        _ = duel.advance(nowMs: 3_000)
+        // No advance at 13_001: the answer itself applies the due deadline first.
+        let step = duel.answer(player: alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 13_001)
+        #expect(step.rejection?.code == .tooLate)
+        #expect(step.kinds == [.reveal])
+        #expect(duel.players[0].score == 0)
+    }
+
+    @Test func answersOutsideAnOpenQuestionAreRefused() {
+        var (duel, _) = Fixture.duel()
+        // During the countdown nothing is open.
+        #expect(duel.answer(player: alice, questionIndex: 0, choice: 0, atMs: 1_000).rejection?.code == .wrongQuestion)
+        _ = duel.advance(nowMs: 3_000)
+        #expect(duel.answer(player: alice, questionIndex: 1, choice: 0, atMs: 3_100).rejection?.code == .wrongQuestion)
+        #expect(duel.answer(player: alice, questionIndex: 99, choice: 0, atMs: 3_100).rejection?.code == .wrongQuestion)
+        #expect(duel.answer(player: alice, questionIndex: -1, choice: 0, atMs: 3_100).rejection?.code == .badRequest)
+        #expect(duel.answer(player: alice, questionIndex: 0, choice: 4, atMs: 3_100).rejection?.code == .badRequest)
+        #expect(duel.answer(player: alice, questionIndex: 0, choice: -1, atMs: 3_100).rejection?.code == .badRequest)
+        #expect(duel.answer(player: "p-eve", questionIndex: 0, choice: 0, atMs: 3_100).rejection?.code == .notInDuel)
+        // During the reveal, the next question is not open yet.
+        _ = duel.answer(player: alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 3_200)
+        #expect(duel.phase == .reveal)
+        #expect(duel.answer(player: bob, questionIndex: 1, choice: 0, atMs: 3_300).rejection?.code == .wrongQuestion)
+        #expect(duel.answer(player: alice, questionIndex: 0, choice: 0, atMs: 3_300).rejection?.code == .alreadyAnswered)
+        // An earlier question keeps its own verdict after the next one opens.
+        _ = duel.advance(nowMs: 5_200)
+        #expect(duel.phase == .question)
+        #expect(duel.answer(player: bob, questionIndex: 0, choice: 0, atMs: 5_300).rejection?.code == .lockedOut)
+        #expect(duel.seq == 5)
+    }
+
+    @Test func rejectedAnswersChangeNothing() {
+        var (duel, _) = Fixture.duel()
+        _ = duel.advance(nowMs: 3_000)
+        let before = duel
+        for (player, index, choice) in [(alice, 0, 7), (alice, 3, 0), ("p-eve", 0, 0)] {
+            let step = duel.answer(player: player, questionIndex: index, choice: choice, atMs: 4_000)
+            #expect(step.rejection != nil)
+            #expect(step.events.isEmpty)
+            #expect(!step.changedState)
+        }
+        #expect(duel == before)
+    }
+
+    @Test func aWholeDuelScoresAndRatesOnce() {
+        var (duel, _) = Fixture.duel(questions: 3)
+        var events: [DuelEvent] = []
+        var now: Int64 = 3_000
+        events += duel.advance(nowMs: now).events
+        for index in 0..<3 {
+            // Alice always answers correctly one second in; Bob is wrong on question 1.
+            if index == 1 {
+                events += duel.answer(player: bob, questionIndex: index, choice: Fixture.wrong(index), atMs: now + 500).events
+            }
+            events += duel.answer(player: alice, questionIndex: index, choice: Fixture.correct(index), atMs: now + 1_000).events
+            now += 1_000 + 2_000
+            events += duel.advance(nowMs: now).events
+        }
+        #expect(events.map(\.seq) == Array(2...(events.count + 1)))
+        #expect(events.last?.kind == .complete)
+        #expect(duel.phase == .finished)
+        #expect(duel.players[0].score == 3 * 190)
+        #expect(duel.result?.winner == alice)
+        #expect(duel.result?.reason == .completed)
+        let ratings = duel.result!.outcomes
+        #expect(ratings[0].rating.after.rating > 1500)
+        #expect(ratings[1].rating.after.rating < 1500)
+        #expect(events.last?.record.result?.ratings[alice]?.before == 1500)
+        #expect(duel.advance(nowMs: now + 100_000).events.isEmpty)
+        #expect(duel.answer(player: bob, questionIndex: 2, choice: 0, atMs: now).rejection?.code == .duelOver)
+        #expect(duel.forfeit(player: bob, atMs: now).rejection?.code == .duelOver)
+    }
+
+    @Test func equalScoresDraw() {
+        var (duel, _) = Fixture.duel(questions: 1)
+        _ = duel.advance(nowMs: 3_000)
+        _ = duel.advance(nowMs: 13_001)
+        let step = duel.advance(nowMs: 15_001)
+        #expect(step.kinds == [.complete])
+        #expect(duel.result?.winner == nil)
+        #expect(step.completion?.outcomes.map(\.outcome) == [.draw, .draw])
+    }
+
+    @Test func aBankWithFewerQuestionsPlaysThemAll() {
+        var (duel, _) = Fixture.duel(questions: 2)
+        #expect(duel.questions.count == 2)
+        var kinds: [DuelEventKind] = []
+        for now in stride(from: Int64(0), through: 40_000, by: 500) {
+            kinds += duel.advance(nowMs: now).kinds
+        }
+        #expect(kinds == [.question, .reveal, .question, .reveal, .complete])
+        #expect(duel.seq == 6)
+    }
+
+    @Test func configuredQuestionCountLimitsTheDraw() {
+        var configuration = DuelConfiguration.standard
+        configuration.questionCount = 4
+        let (duel, _) = Fixture.duel(questions: 10, configuration: configuration)
+        #expect(duel.questions.count == 4)
+        #expect(duel.record(for: Fixture.alice)?.questionCount == 4)
+    }
+
+    @Test func zeroPausesChainTransitions() {
+        let configuration = DuelConfiguration(countdownMs: 0, revealMs: 0)
+        var (duel, start) = Fixture.duel(questions: 2, configuration: configuration)
+        #expect(start.kinds == [.`init`, .question])
+        let step = duel.answer(player: alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 10)
+        #expect(step.kinds == [.answered, .reveal, .question])
+        #expect(duel.questionIndex == 1)
+        let last = duel.answer(player: bob, questionIndex: 1, choice: Fixture.correct(1), atMs: 20)
+        #expect(last.kinds == [.answered, .reveal, .complete])
+        #expect(duel.result?.winner == nil)
+    }
+
+    @Test(arguments: [
+        (Int64(1_000), DuelPhase.countdown), (5_000, .question), (7_000, .reveal), (14_000, .question),
+    ])
+    func forfeitInEveryStateLosesAtOnce(atMs: Int64, phase: DuelPhase) {
+        var (duel, _) = Fixture.duel()
+        if atMs >= 7_000 {
+            _ = duel.advance(nowMs: 3_000)
+            _ = duel.answer(player: bob, questionIndex: 0, choice: Fixture.correct(0), atMs: 6_000)
+        }
+        _ = duel.advance(nowMs: atMs)
+        #expect(duel.phase == phase)
+        let step = duel.forfeit(player: bob, atMs: atMs)
+        #expect(step.kinds == [.complete])
+        #expect(duel.result?.winner == alice)
+        #expect(duel.result?.reason == .forfeit)
+        #expect(step.completion != nil)
+        #expect(step.nextDeadlineMs == nil)
+        #expect(duel.forfeit(player: alice, atMs: atMs).rejection?.code == .duelOver)
+    }
+
+    @Test func strangersCannotForfeit() {
+        var (duel, _) = Fixture.duel()
+        #expect(duel.forfeit(player: "p-eve", atMs: 10).rejection?.code == .notInDuel)
+        #expect(duel.phase == .countdown)
+    }
+
+    @Test func forfeitingLosesEvenWithTheHigherScore() {
+        var (duel, _) = Fixture.duel()
+        _ = duel.advance(nowMs: 3_000)
+        _ = duel.answer(player: alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 3_100)
+        _ = duel.forfeit(player: alice, atMs: 4_000)
+        #expect(duel.result?.winner == bob)
+        #expect(duel.result?.outcome(of: alice)?.outcome == .loss)
+    }
+
+    @Test func abandonmentAfterSixtySecondsDisconnected() {
+        var (duel, _) = Fixture.duel()
+        let gone = duel.playerDisconnected(bob, atMs: 2_000)
+        #expect(gone.events.isEmpty)
+        #expect(gone.changedState)
+        #expect(duel.players[1].connected == false)
+        #expect(gone.nextDeadlineMs == 3_000)
+        var kinds: [DuelEventKind] = []
+        var now: Int64 = 0
+        while duel.phase != .finished && now < 100_000 {
+            now += 250
+            kinds += duel.advance(nowMs: now).kinds
+        }
+        #expect(now == 62_000)
+        #expect(kinds.last == .complete)
+        #expect(duel.result?.reason == .abandoned)
+        #expect(duel.result?.winner == alice)
+        #expect(duel.record(for: alice)?.players[1].connected == false)
+    }
+
+    @Test func reconnectingStopsTheAbandonmentClock() {
+        var (duel, _) = Fixture.duel()
+        _ = duel.playerDisconnected(bob, atMs: 5_000)
+        let back = duel.playerReconnected(bob, atMs: 64_000)
+        #expect(back.changedState)
+        _ = duel.advance(nowMs: 70_000)
+        #expect(duel.result == nil || duel.result?.reason == .completed)
+        #expect(duel.players[1].connected)
+        // A second report of the same state changes nothing.
+        #expect(!duel.playerReconnected(bob, atMs: 70_001).changedState)
+    }
+
+    @Test func bothAbandoningAtOnceIsADraw() {
+        var (duel, _) = Fixture.duel()
+        _ = duel.playerDisconnected(alice, atMs: 1_000)
+        _ = duel.playerDisconnected(bob, atMs: 1_000)
+        let step = duel.advance(nowMs: 61_000)
+        #expect(step.kinds.last == .complete)
+        #expect(duel.result?.reason == .abandoned)
+        #expect(duel.result?.winner == nil)
+    }
+
+    @Test func stateSurvivesAStoreRoundTrip() throws {
+        var (duel, _) = Fixture.duel()
+        _ = duel.advance(nowMs: 3_000)
+        _ = duel.answer(player: alice, questionIndex: 0, choice: Fixture.wrong(0), atMs: 3_500)
+        let data = try JSONEncoderish.roundTrip(duel)
+        #expect(data == duel)
+    }
+}

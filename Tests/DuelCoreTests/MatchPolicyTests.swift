@@ -1,0 +1,83 @@
+import Testing
+@testable import DuelCore
+
+@Suite struct MatchPolicyTests {
+    let policy = MatchPolicy()
+
+    func entry(_ id: String, _ rating: Double, _ at: Int64) -> QueueEntry {
+        QueueEntry(player: id, rating: rating, enqueuedAtMs: at)
+    }
+
+    @Test func closeRatingsPairAtOnce() {
+        let pairs = policy.pairs([entry("a", 1500, 0), entry("b", 1550, 0)], nowMs: 0)
+        #expect(pairs.count == 1)
+    }
+
+    @Test func theAcceptedGapWidensWithWaiting() {
+        let far = [entry("a", 1500, 0), entry("b", 1900, 0)]
+        #expect(policy.pairs(far, nowMs: 0).isEmpty)
+        #expect(policy.pairs(far, nowMs: 5_000).isEmpty)
+        #expect(policy.pairs(far, nowMs: 8_000).count == 1)
+        #expect(policy.acceptedGap(waitedMs: 1_000) < policy.acceptedGap(waitedMs: 2_000))
+    }
+
+    @Test func anyTwoWaitersPairWithinTheBound() {
+        let extremes = [entry("a", 100, 0), entry("b", 3_900, 0)]
+        #expect(policy.pairs(extremes, nowMs: policy.alwaysPairAfterMs - 1).isEmpty)
+        #expect(policy.pairs(extremes, nowMs: policy.alwaysPairAfterMs).count == 1)
+        #expect(policy.alwaysPairAfterMs < 30_000)
+    }
+
+    @Test func theLongerWaiterDecides() {
+        // "a" has waited 20 s; "b" just came: the gap fits a's allowance, so they pair.
+        #expect(policy.pairs([entry("a", 1500, 0), entry("b", 2200, 20_000)], nowMs: 20_000).count == 1)
+    }
+
+    @Test func neverPairsAPlayerWithThemselves() {
+        #expect(policy.pairs([entry("a", 1500, 0), entry("a", 1500, 10)], nowMs: 60_000).isEmpty)
+        #expect(policy.pairs([entry("a", 1500, 0)], nowMs: 60_000).isEmpty)
+    }
+
+    @Test func earlierWaitersChooseFirstAndTakeTheClosest() {
+        let pairs = policy.pairs([
+            entry("late", 1510, 900), entry("first", 1500, 0), entry("second", 1560, 100), entry("close", 1501, 500),
+        ], nowMs: 1_000)
+        #expect(pairs.count == 2)
+        #expect(pairs[0].0.player == "first")
+        #expect(pairs[0].1.player == "close")
+        #expect(pairs[1].0.player == "second")
+        #expect(pairs[1].1.player == "late")
+    }
+
+    @Test func theMatchingIsMaximalAndDisjoint() {
+        var generator = SplitMix(seed: 7)
+        for round in 0..<200 {
+            let count = Int(generator.next() % 40)
+            let entries = (0..<count).map { index in
+                entry("p\(index)", 1000 + Double(generator.next() % 1200), Int64(generator.next() % 30_000))
+            }
+            let now: Int64 = 30_000 + Int64(round)
+            let pairs = policy.pairs(entries, nowMs: now)
+            let paired = pairs.flatMap { [$0.0.player, $0.1.player] }
+            #expect(Set(paired).count == paired.count)
+            for (a, b) in pairs { #expect(policy.accepts(a, b, nowMs: now)) }
+            let left = entries.filter { !paired.contains($0.player) }
+            for a in left {
+                for b in left where a.player != b.player { #expect(!policy.accepts(a, b, nowMs: now)) }
+            }
+        }
+    }
+}
+
+/// A tiny deterministic generator for reproducible random inputs.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,168 @@
+import Testing
+@testable import DuelCore
+
+@Suite struct RequestDecodingTests {
+    func decode(_ text: String) -> Result<RequestEnvelope, RequestDecodingFailure> {
+        ClientRequest.decode(Array(text.utf8))
+    }
+
+    func code(_ text: String) -> ErrorCode? {
+        if case .failure(let failure) = decode(text) { return failure.error.code }
+        return nil
+    }
+
+    func request(_ text: String) -> ClientRequest? {
+        if case .success(let envelope) = decode(text) { return envelope.request }
+        return nil
+    }
+
+    @Test func everyOpDecodes() {
+        #expect(request(#"{"op":"signup","username":"ada.l-1_","password":"correct horse"}"#)
+            == .signup(username: "ada.l-1_", password: "correct horse"))
+        #expect(request(#"{"op":"login","username":"ada","password":"x"}"#) == .login(username: "ada", password: "x"))
+        #expect(request(#"{"op":"auth","token":"abc"}"#) == .auth(token: "abc"))
+        #expect(request(#"{"op":"logout"}"#) == .logout)
+        #expect(request(#"{"op":"banks"}"#) == .banks)
+        #expect(request(#"{"op":"queue","bank":"capitals"}"#) == .queue(bank: "capitals"))
+        #expect(request(#"{"op":"cancel"}"#) == .cancel)
+        #expect(request(#"{"op":"answer","duel_id":"d","question_index":2,"choice":1}"#)
+            == .answer(duelID: "d", questionIndex: 2, choice: 1))
+        #expect(request(#"{"op":"forfeit","duel_id":"d"}"#) == .forfeit(duelID: "d"))
+        #expect(request(#"{"op":"resume","duel_id":"d","after_seq":0}"#) == .resume(duelID: "d", afterSeq: 0))
+        #expect(request(#"{"op":"leaderboard","bank":"b"}"#) == .leaderboard(bank: "b", limit: 20))
+        #expect(request(#"{"op":"leaderboard","bank":"b","limit":100}"#) == .leaderboard(bank: "b", limit: 100))
+        #expect(request(#"{"op":"profile"}"#) == .profile(player: nil))
+        #expect(request(#"{"op":"profile","player":"p1"}"#) == .profile(player: "p1"))
+        #expect(request(#"{"op":"history","limit":5}"#) == .history(limit: 5))
+        #expect(request(#"{"op":"mistakes","limit":1}"#) == .mistakes(limit: 1))
+        #expect(request(#"{"op":"report","question_id":42,"reason":"two answers are right"}"#)
+            == .report(questionID: 42, reason: "two answers are right"))
+        #expect(Set(ClientRequest.ops).count == 15)
+    }
+
+    @Test func refsAreEchoedAsGiven() {
+        guard case .success(let a) = decode(#"{"op":"banks","ref":7}"#),
+              case .success(let b) = decode(#"{"op":"banks","ref":"x-1"}"#),
+              case .success(let c) = decode(#"{"op":"banks"}"#)
+        else { Issue.record("did not decode"); return }
+        #expect(a.ref == .int(7))
+        #expect(b.ref == .string("x-1"))
+        #expect(c.ref == nil)
+        // The ref survives a failure so the error can carry it.
+        guard case .failure(let failure) = decode(#"{"op":"nope","ref":9}"#) else { Issue.record("decoded"); return }
+        #expect(failure.ref == .int(9))
+        #expect(ServerMessage.error(ref: failure.ref, failure.error)
+            == #"{"op":"error","ref":9,"code":"unknown_op","message":"unknown op 'nope'"}"#)
+    }
+
+    @Test(arguments: [
+        "", "{", "nope", "[1,2]", "\"op\"", "42", "null", #"{"op":"banks"} x"#, #"{"op":"banks",}"#,
+        #"{'op':'banks'}"#, "{\"op\":\"ba\u{01}nks\"}", String(repeating: "[", count: 40) + String(repeating: "]", count: 40),
+    ])
+    func malformedJSONIsBadJSON(text: String) {
+        #expect(code(text) == .badJSON)
+    }
+
+    @Test func invalidUTF8IsBadJSON() {
+        #expect(ClientRequest.decode([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D]).failureCode == .badJSON)
+    }
+
+    @Test func unknownOpsAreUnknownOp() {
+        #expect(code(#"{"op":"fly"}"#) == .unknownOp)
+        #expect(code(#"{"op":""}"#) == .unknownOp)
+        #expect(code(#"{"op":"BANKS"}"#) == .unknownOp)
+    }
+
+    @Test(arguments: [
+        (#"{}"#, "op"),
+        (#"{"op":3}"#, "op"),
+        (#"{"op":"banks","ref":{}}"#, "ref"),
+        (#"{"op":"banks","ref":1.5}"#, "ref"),
+        (#"{"op":"queue"}"#, "bank"),
+        (#"{"op":"queue","bank":7}"#, "bank"),
+        (#"{"op":"answer","duel_id":"d","question_index":"0","choice":1}"#, "question_index"),
+        (#"{"op":"answer","duel_id":"d","question_index":0}"#, "choice"),
+        (#"{"op":"answer","duel_id":"d","question_index":0,"choice":1.5}"#, "choice"),
+        (#"{"op":"answer","duel_id":"d","question_index":-1,"choice":1}"#, "question_index"),
+        (#"{"op":"answer","duel_id":"d","question_index":0,"choice":99999999999}"#, "choice"),
+        (#"{"op":"answer","question_index":0,"choice":1}"#, "duel_id"),
+        (#"{"op":"resume","duel_id":"d","after_seq":-1}"#, "after_seq"),
+        (#"{"op":"leaderboard","bank":"b","limit":0}"#, "limit"),
+        (#"{"op":"leaderboard","bank":"b","limit":101}"#, "limit"),
+        (#"{"op":"history","limit":true}"#, "limit"),
+        (#"{"op":"report","question_id":1,"reason":""}"#, "reason"),
+        (#"{"op":"report","reason":"x"}"#, "question_id"),
+        (#"{"op":"signup","username":"ab","password":"long enough"}"#, "username"),
+        (#"{"op":"signup","username":"has space","password":"long enough"}"#, "username"),
+        (#"{"op":"signup","username":"émile","password":"long enough"}"#, "username"),
+        (#"{"op":"login","username":"ada"}"#, "password"),
+        (#"{"op":"auth","token":null}"#, "token"),
+    ])
+    func illTypedFieldsAreBadRequestNamingTheField(text: String, field: String) {
+        guard case .failure(let failure) = decode(text) else { Issue.record("decoded \(text)"); return }
+        #expect(failure.error.code == .badRequest)
+        #expect(failure.error.message.hasPrefix(field + ":"), "\(failure.error.message)")
+    }
+
+    @Test func shortPasswordsAreWeak() {
+        #expect(code(#"{"op":"signup","username":"ada","password":"1234567"}"#) == .weakPassword)
+        #expect(code(#"{"op":"signup","username":"ada","password":"12345678"}"#) == nil)
+        let long = String(repeating: "x", count: 257)
+        #expect(code(#"{"op":"signup","username":"ada","password":""# + long + #""}"#) == .weakPassword)
+    }
+
+    @Test func unknownFieldsAreIgnoredAndIntegralDoublesAccepted() {
+        #expect(request(#"{"op":"answer","duel_id":"d","question_index":1.0,"choice":0,"score":999,"at_ms":0}"#)
+            == .answer(duelID: "d", questionIndex: 1, choice: 0))
+    }
+
+    @Test func onlyFourOpsNeedNoLogin() {
+        let anonymous = [ClientRequest.signup(username: "a", password: "b"), .login(username: "a", password: "b"), .auth(token: "t"), .banks]
+        #expect(anonymous.allSatisfy { $0.allowedAnonymously })
+        #expect(!ClientRequest.queue(bank: "b").allowedAnonymously)
+        #expect(!ClientRequest.logout.allowedAnonymously)
+    }
+
+    @Test func everyErrorCodeHasAStableName() {
+        #expect(ErrorCode.allCases.count == 23)
+        #expect(ErrorCode.allCases.map(\.rawValue).contains("already_queued"))
+        #expect(ErrorCode.allCases.allSatisfy { !$0.defaultMessage.isEmpty })
+    }
+}
+
+@Suite struct JSONTests {
+    @Test func parsesAndSerializesRoundTrip() throws {
+        let text = #"{"a":[1,-2,3.5,true,false,null],"b":{"c":"d\"e\\f\n\u00e9\ud83d\ude00"},"e":1e3}"#
+        let value = try JSONParser.parse(text)
+        #expect(value["a"] == [1, -2, 3.5, true, false, nil] as JSONValue)
+        #expect(value["b"]?["c"] == .string("d\"e\\f\né😀"))
+        #expect(value["e"] == .double(1000))
+        let again = try JSONParser.parse(value.serialized)
+        #expect(again == value)
+        #expect(JSONValue.string("\u{01}").serialized == #""\u0001""#)
+    }
+
+    @Test func rejectsLoneSurrogatesAndLeadingZeros() {
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(#""\ud83d""#) }
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse("01") }
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse("1.") }
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse("-") }
+    }
+
+    @Test func randomBytesNeverCrashTheDecoder() {
+        var generator = SplitMix(seed: 42)
+        let alphabet = Array(#"{}[]":,0123456789.-eE tfnrulasop\"#.utf8) + [0x00, 0xFF, 0xC3, 0xA9]
+        for _ in 0..<5_000 {
+            let count = Int(generator.next() % 64)
+            let bytes = (0..<count).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }
+            _ = ClientRequest.decode(bytes)
+        }
+    }
+}
+
+extension Result where Success == RequestEnvelope, Failure == RequestDecodingFailure {
+    var failureCode: ErrorCode? {
+        if case .failure(let failure) = self { return failure.error.code }
+        return nil
+    }
+}
