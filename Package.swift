@@ -5,13 +5,24 @@ let package = Package(
     name: "QuizDuel",
     products: [
         .library(name: "DuelCore", targets: ["DuelCore"]),
+        .library(name: "DuelStore", targets: ["DuelStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
+        // C libraries, fenced: only the thin wrapper files import these.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+
         // Pure rules: no I/O, no clock reads. Time is always an input.
         .target(name: "DuelCore"),
+        // Postgres: libpq wrapper, migrations, queries, embedded launcher.
+        .target(
+            name: "DuelStore",
+            dependencies: ["DuelCore", "CLibPQ", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "DuelCoreTests",
             dependencies: [
@@ -19,6 +30,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "DuelStoreTests", dependencies: ["DuelStore", "DuelCore"]),
     ],
     swiftLanguageModes: [.v6]
 )
