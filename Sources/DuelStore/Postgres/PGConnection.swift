@@ -1,0 +1,179 @@
+import CLibPQ
+import Glibc
+
+/// One libpq connection, owned by exactly one thread at a time.
+///
+/// Every call blocks that thread until Postgres answers, so a connection lives
+/// on a ``DatabasePool`` worker thread (or a test's own thread), never on the
+/// libwebsockets thread or inside the Swift concurrency pool.
+public final class PGConnection {
+    private var handle: OpaquePointer?
+    /// Statement names by SQL text: every query is prepared once per connection,
+    /// so hot paths skip parsing and planning on later calls.
+    private var prepared: [String: String] = [:]
+
+    /// Opens a connection from a `postgresql://` URL or `key=value` keywords.
+    public init(_ conninfo: String) throws(PGError) {
+        let connection = PQconnectdb(conninfo)
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            let message = connection.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
+            PQfinish(connection)
+            throw .client("cannot connect to Postgres: \(message.trimmingTrailingNewlines)")
+        }
+        // libpq prints notices to stderr by default; the store has nothing to learn from them.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        handle = connection
+    }
+
+    /// A connection that was never opened: every call fails with a client error.
+    init(closed: Void) {
+        handle = nil
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    /// Closes the connection now; later calls fail with a client error.
+    public func close() {
+        PQfinish(handle)
+        handle = nil
+        prepared = [:]
+    }
+
+    public var isOpen: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// The connection's socket, for watching LISTEN notifications with poll().
+    public var socket: Int32 {
+        handle.map { PQsocket($0) } ?? -1
+    }
+
+    /// Runs a parameterized query (extended protocol, prepared once per connection).
+    @discardableResult
+    public func query(_ query: SQLQuery) throws(PGError) -> [PGRow] {
+        guard let handle else { throw .client("database unavailable") }
+        let name: String
+        if let known = prepared[query.sql] {
+            name = known
+        } else {
+            name = "s\(prepared.count + 1)"
+            let result = PQprepare(handle, name, query.sql, Int32(query.binds.count), nil)
+            defer { PQclear(result) }
+            try check(result, handle: handle)
+            prepared[query.sql] = name
+        }
+        let result = Self.withCStrings(query.binds) { pointers in
+            PQexecPrepared(handle, name, Int32(pointers.count), pointers, nil, nil, 0)
+        }
+        defer { PQclear(result) }
+        try check(result, handle: handle)
+        return rows(of: result)
+    }
+
+    /// Runs SQL text that may hold several statements and no parameters
+    /// (simple protocol), such as a migration file.
+    public func execute(script: String) throws(PGError) {
+        guard let handle else { throw .client("database unavailable") }
+        let result = PQexec(handle, script)
+        defer { PQclear(result) }
+        try check(result, handle: handle)
+    }
+
+    /// Runs `body` in a transaction, retrying it on serialization failures and deadlocks.
+    public func transaction<T>(
+        retries: Int = 5, _ body: (PGConnection) throws -> T
+    ) throws -> T {
+        var attempt = 0
+        while true {
+            try execute(script: "BEGIN")
+            do {
+                let value = try body(self)
+                try execute(script: "COMMIT")
+                return value
+            } catch {
+                if isOpen { try? execute(script: "ROLLBACK") }
+                if let pgError = error as? PGError, pgError.isRetryable, attempt < retries {
+                    attempt += 1
+                    continue
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Reads what arrived on the socket and returns pending NOTIFY messages
+    /// (channel, payload). Throws when the connection is gone.
+    public func notifications() throws(PGError) -> [(channel: String, payload: String)] {
+        guard let handle else { throw .client("database unavailable") }
+        guard PQconsumeInput(handle) == 1 else {
+            throw .client("connection lost: \(String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines)")
+        }
+        var received: [(channel: String, payload: String)] = []
+        while let notify = PQnotifies(handle) {
+            received.append((String(cString: notify.pointee.relname), String(cString: notify.pointee.extra)))
+            PQfreemem(notify)
+        }
+        return received
+    }
+
+    private func check(_ result: OpaquePointer?, handle: OpaquePointer) throws(PGError) {
+        guard let result else {
+            throw .client(String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines)
+        }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return
+        default:
+            func field(_ code: Int32) -> String? {
+                PQresultErrorField(result, code).map { String(cString: $0) }
+            }
+            let primary = field(Int32(UInt8(ascii: "M")))
+                ?? String(cString: PQresultErrorMessage(result)).trimmingTrailingNewlines
+            throw PGError(
+                sqlState: field(Int32(UInt8(ascii: "C"))),
+                message: primary,
+                detail: field(Int32(UInt8(ascii: "D"))),
+                constraint: field(Int32(UInt8(ascii: "n"))))
+        }
+    }
+
+    private func rows(of result: OpaquePointer?) -> [PGRow] {
+        guard let result else { return [] }
+        let rowCount = Int(PQntuples(result))
+        let columnCount = Int(PQnfields(result))
+        guard rowCount > 0 else { return [] }
+        var columns: [String: Int] = [:]
+        for column in 0..<columnCount {
+            columns[String(cString: PQfname(result, Int32(column)))] = column
+        }
+        return (0..<rowCount).map { row in
+            PGRow(columns: columns, values: (0..<columnCount).map { column in
+                PQgetisnull(result, Int32(row), Int32(column)) == 1
+                    ? nil : String(cString: PQgetvalue(result, Int32(row), Int32(column)))
+            })
+        }
+    }
+
+    /// Calls `body` with NUL-terminated copies of `binds` (nil for NULL) that live for the call.
+    private static func withCStrings<R>(_ binds: [PGValue], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        let copies = binds.map { bind -> UnsafeMutablePointer<CChar>? in
+            switch bind {
+            case .null: nil
+            case .text(let text): strdup(text)
+            }
+        }
+        defer { copies.forEach { free($0) } }
+        return body(copies.map { $0.map { UnsafePointer($0) } })
+    }
+}
+
+extension String {
+    var trimmingTrailingNewlines: String {
+        var text = self
+        while text.last == "\n" || text.last == " " { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,86 @@
+import DuelCore
+
+/// A bank as the `banks` op lists it.
+public struct BankSummary: Sendable, Equatable {
+    public let id: Int
+    public let slug: String
+    public let title: String
+    public let description: String
+    public let theme: String
+    public let difficulty: String
+    /// Active questions.
+    public let questions: Int
+
+    public var json: JSONValue {
+        .object([
+            "slug": .string(slug), "title": .string(title), "questions": .number(questions),
+            "description": .string(description), "theme": .string(theme), "difficulty": .string(difficulty),
+        ])
+    }
+}
+
+extension PGConnection {
+    public func banks() throws -> [BankSummary] {
+        try query("""
+            SELECT b.id, b.slug, b.title, b.description, b.theme, b.difficulty,
+                   (SELECT count(*) FROM questions q WHERE q.bank_id = b.id AND q.active) AS questions
+              FROM banks b ORDER BY b.slug
+            """).map(BankSummary.init(row:))
+    }
+
+    public func bank(slug: String) throws -> BankSummary? {
+        try query("""
+            SELECT b.id, b.slug, b.title, b.description, b.theme, b.difficulty,
+                   (SELECT count(*) FROM questions q WHERE q.bank_id = b.id AND q.active) AS questions
+              FROM banks b WHERE b.slug = \(slug)
+            """).first.map(BankSummary.init(row:))
+    }
+
+    /// Draws up to `count` distinct active questions of a bank at random.
+    ///
+    /// Each question has a random `draw_key`; the draw probes the index at random
+    /// points (one index lookup each, wrapping around at the end), so it costs the
+    /// same on a bank of a million questions as on one of forty. A small bank,
+    /// where probes collide often, falls back to sorting its few rows randomly.
+    public func drawQuestions(bankID: Int, count: Int) throws -> [DuelQuestion] {
+        let probes = try query("""
+            SELECT DISTINCT ON (q.id) q.id, q.prompt, q.choices, q.correct_choice
+              FROM (SELECT random() AS r FROM generate_series(1, \(count * 3))) p
+              CROSS JOIN LATERAL (
+                    (SELECT * FROM questions
+                      WHERE bank_id = \(bankID) AND active AND draw_key >= p.r
+                      ORDER BY draw_key LIMIT 1)
+                    UNION ALL
+                    (SELECT * FROM questions
+                      WHERE bank_id = \(bankID) AND active
+                      ORDER BY draw_key LIMIT 1)
+                    LIMIT 1) q
+            """)
+        var drawn = try probes.map(DuelQuestion.init(row:))
+        if drawn.count < count {
+            drawn = try query("""
+                SELECT id, prompt, choices, correct_choice FROM questions
+                 WHERE bank_id = \(bankID) AND active ORDER BY random() LIMIT \(count)
+                """).map(DuelQuestion.init(row:))
+        }
+        drawn.shuffle()
+        return Array(drawn.prefix(count))
+    }
+}
+
+extension BankSummary {
+    init(row: PGRow) throws {
+        self.init(
+            id: try row.int("id"), slug: try row.string("slug"), title: try row.string("title"),
+            description: try row.string("description"), theme: try row.string("theme"),
+            difficulty: try row.string("difficulty"), questions: try row.int("questions"))
+    }
+}
+
+extension DuelQuestion {
+    init(row: PGRow) throws {
+        self.init(
+            id: try row.int64("id"), prompt: try row.string("prompt"),
+            choices: try row.textArray("choices"), correctChoice: try row.int("correct_choice"))
+    }
+}

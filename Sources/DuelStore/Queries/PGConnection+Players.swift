@@ -1,0 +1,108 @@
+import DuelCore
+
+/// A player as the `player` object of PROTOCOL.md describes them.
+public struct PlayerProfile: Sendable, Equatable {
+    public let id: PlayerID
+    public let username: String
+    public let games: Int
+    public let wins: Int
+    public let losses: Int
+    public let draws: Int
+    public let totalScore: Int64
+    /// Rounded rating by bank slug; banks never played show 1500.
+    public let ratings: [String: Int]
+
+    public var json: JSONValue {
+        .object([
+            "id": .string(id), "username": .string(username), "games": .number(games), "wins": .number(wins),
+            "losses": .number(losses), "draws": .number(draws), "total_score": .int(totalScore),
+            "ratings": .object(JSONObject(ratings.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })),
+        ])
+    }
+}
+
+extension PGConnection {
+    /// Creates a player; `username_taken` when the name exists in any letter case.
+    public func createPlayer(username: String, passwordHash: String) throws -> PlayerID {
+        do {
+            return try query("""
+                INSERT INTO players (username, password_hash) VALUES (\(username), \(passwordHash))
+                RETURNING id::text AS id
+                """)[0].string("id")
+        } catch {
+            if error.sqlState == PGError.Code.uniqueViolation { throw StoreError(.usernameTaken) }
+            throw error
+        }
+    }
+
+    /// The id and stored Argon2id hash for `username` (any letter case), if such a player exists.
+    public func credentials(username: String) throws -> (id: PlayerID, passwordHash: String)? {
+        guard let row = try query("""
+            SELECT id::text AS id, password_hash FROM players WHERE lower(username) = lower(\(username))
+            """).first else { return nil }
+        return (try row.string("id"), try row.string("password_hash"))
+    }
+
+    /// Stores a session under the hash of its token.
+    public func createSession(player: PlayerID, tokenHash: [UInt8], lifetimeSeconds: Int) throws {
+        try query("""
+            INSERT INTO sessions (token_hash, player_id, expires_at)
+            VALUES (\(PGBytes(tokenHash)), \(player)::uuid, now() + make_interval(secs => \(lifetimeSeconds)))
+            """)
+    }
+
+    /// The player holding an unexpired session with this token hash.
+    public func sessionPlayer(tokenHash: [UInt8]) throws -> PlayerID? {
+        try query("""
+            SELECT player_id::text AS id FROM sessions
+             WHERE token_hash = \(PGBytes(tokenHash)) AND expires_at > now()
+            """).first?.string("id")
+    }
+
+    /// Revokes a session (logout).
+    public func deleteSession(tokenHash: [UInt8]) throws {
+        try query("DELETE FROM sessions WHERE token_hash = \(PGBytes(tokenHash))")
+    }
+
+    /// The player's profile with ratings in every bank, or nil for an unknown id.
+    public func profile(player: PlayerID) throws -> PlayerProfile? {
+        guard UUIDText.isValid(player) else { return nil }
+        guard let row = try query("""
+            SELECT p.id::text AS id, p.username,
+                   coalesce(sum(r.games), 0) AS games, coalesce(sum(r.wins), 0) AS wins,
+                   coalesce(sum(r.losses), 0) AS losses, coalesce(sum(r.draws), 0) AS draws,
+                   coalesce(sum(r.total_score), 0) AS total_score
+              FROM players p LEFT JOIN ratings r ON r.player_id = p.id
+             WHERE p.id = \(player)::uuid
+             GROUP BY p.id
+            """).first else { return nil }
+        var ratings: [String: Int] = [:]
+        for bank in try query("""
+            SELECT b.slug, coalesce(r.rating, 1500) AS rating
+              FROM banks b LEFT JOIN ratings r ON r.bank_id = b.id AND r.player_id = \(player)::uuid
+            """) {
+            ratings[try bank.string("slug")] = Int(try bank.double("rating").rounded())
+        }
+        return PlayerProfile(
+            id: try row.string("id"), username: try row.string("username"), games: try row.int("games"),
+            wins: try row.int("wins"), losses: try row.int("losses"), draws: try row.int("draws"),
+            totalScore: try row.int64("total_score"), ratings: ratings)
+    }
+}
+
+/// Checks that text is a UUID before it reaches a `::uuid` cast, so a client's
+/// malformed id is "unknown" rather than a database error.
+public enum UUIDText {
+    public static func isValid(_ text: String) -> Bool {
+        let scalars = Array(text.unicodeScalars)
+        guard scalars.count == 36 else { return false }
+        for (index, scalar) in scalars.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard scalar == "-" else { return false }
+            } else {
+                guard scalar.properties.isASCIIHexDigit else { return false }
+            }
+        }
+        return true
+    }
+}

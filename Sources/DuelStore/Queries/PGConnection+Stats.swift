@@ -1,0 +1,77 @@
+import DuelCore
+
+extension PGConnection {
+    /// A bank's ratings, best first (`leaderboard` op). Players who never finished a duel there are not listed.
+    public func leaderboard(bank slug: String, limit: Int) throws -> [JSONValue] {
+        guard let bank = try bank(slug: slug) else { throw StoreError(.unknownBank) }
+        return try query("""
+            SELECT p.id::text AS id, p.username, r.rating, r.games, r.wins
+              FROM ratings r JOIN players p ON p.id = r.player_id
+             WHERE r.bank_id = \(bank.id) AND r.games > 0
+             ORDER BY r.rating DESC, r.games DESC, p.username
+             LIMIT \(limit)
+            """).enumerated().map { index, row in
+            .object([
+                "rank": .number(index + 1), "player": .string(try row.string("id")),
+                "username": .string(try row.string("username")),
+                "rating": .number(Int(try row.double("rating").rounded())),
+                "games": .number(try row.int("games")), "wins": .number(try row.int("wins")),
+            ])
+        }
+    }
+
+    /// The player's finished duels, newest first (`history` op): each the final record of the duel.
+    public func history(player: PlayerID, limit: Int) throws -> [JSONValue] {
+        try query("""
+            SELECT e.record::text AS record
+              FROM duels d JOIN duel_events e ON e.duel_id = d.id AND e.seq = d.last_seq
+             WHERE (d.player_a = \(player)::uuid OR d.player_b = \(player)::uuid) AND d.state = 'finished'
+             ORDER BY d.finished_at DESC
+             LIMIT \(limit)
+            """).map { try JSONParser.parse(try $0.string("record")) }
+    }
+
+    /// Questions the player missed (wrong or unanswered) in finished duels, newest first (`mistakes` op).
+    public func mistakes(player: PlayerID, limit: Int) throws -> [JSONValue] {
+        try query("""
+            SELECT q.id, q.prompt, q.choices, q.correct_choice, a.choice, d.id::text AS duel
+              FROM duels d
+              JOIN duel_questions dq ON dq.duel_id = d.id
+              JOIN questions q ON q.id = dq.question_id
+              LEFT JOIN duel_answers a
+                     ON a.duel_id = d.id AND a.question_index = dq.question_index AND a.player_id = \(player)::uuid
+             WHERE (d.player_a = \(player)::uuid OR d.player_b = \(player)::uuid) AND d.state = 'finished'
+               AND (a.correct IS NULL OR NOT a.correct)
+               -- Only questions that were actually asked before the duel ended.
+               AND dq.question_index < jsonb_array_length(d.engine -> 'rounds')
+             ORDER BY d.finished_at DESC, dq.question_index
+             LIMIT \(limit)
+            """).map { row in
+            .object([
+                "question_id": .int(try row.int64("id")), "prompt": .string(try row.string("prompt")),
+                "choices": .array(try row.textArray("choices").map { .string($0) }),
+                "correct_choice": .number(try row.int("correct_choice")),
+                "your_choice": row["choice"].flatMap { Int($0) }.map { .number($0) } ?? .null,
+                "duel_id": .string(try row.string("duel")),
+            ])
+        }
+    }
+
+    /// Flags a question for the bank's operators (`report` op).
+    public func report(player: PlayerID, question: Int64, reason: String) throws {
+        do {
+            try query("""
+                INSERT INTO question_reports (question_id, player_id, reason)
+                VALUES (\(question), \(player)::uuid, \(reason))
+                """)
+        } catch {
+            if error.sqlState == PGError.Code.foreignKeyViolation { throw StoreError(.unknownQuestion) }
+            throw error
+        }
+    }
+
+    /// Live duels (for metrics).
+    public func liveDuelCount() throws -> Int {
+        try query("SELECT count(*) AS n FROM duels WHERE state <> 'finished'")[0].int("n")
+    }
+}

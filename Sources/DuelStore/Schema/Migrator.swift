@@ -1,0 +1,97 @@
+import Foundation
+
+/// Applies the numbered SQL files of `sql/migrations/` in order, each once, in a
+/// transaction, recording its checksum. An applied file that has changed since is
+/// an error: migrations are history, and a new change gets a new file.
+public struct Migrator: Sendable {
+    public struct Migration: Sendable, Equatable {
+        public let version: Int
+        public let name: String
+        public let sql: String
+
+        public init(version: Int, name: String, sql: String) {
+            self.version = version
+            self.name = name
+            self.sql = sql
+        }
+    }
+
+    public enum Failure: Error, CustomStringConvertible {
+        case badFileName(String)
+        case duplicateVersion(Int)
+        case changedAfterApplying(version: Int, name: String)
+        case noMigrations(String)
+
+        public var description: String {
+            switch self {
+            case .badFileName(let name): "migration file \(name) must be named NNN_description.sql"
+            case .duplicateVersion(let version): "two migration files have version \(version)"
+            case .changedAfterApplying(let version, let name):
+                "migration \(version) (\(name)) was changed after it was applied; add a new migration instead"
+            case .noMigrations(let directory): "no migrations found in \(directory)"
+            }
+        }
+    }
+
+    public let migrations: [Migration]
+
+    public init(migrations: [Migration]) {
+        self.migrations = migrations.sorted { $0.version < $1.version }
+    }
+
+    /// Reads `NNN_name.sql` files from `directory`.
+    public init(directory: URL) throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".sql") }
+        var migrations: [Migration] = []
+        for name in names {
+            guard let underscore = name.firstIndex(of: "_"), let version = Int(name[..<underscore]) else {
+                throw Failure.badFileName(name)
+            }
+            guard !migrations.contains(where: { $0.version == version }) else { throw Failure.duplicateVersion(version) }
+            let sql = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+            migrations.append(Migration(version: version, name: name, sql: sql))
+        }
+        guard !migrations.isEmpty else { throw Failure.noMigrations(directory.path) }
+        self.init(migrations: migrations)
+    }
+
+    /// Applies the pending migrations; returns the versions applied now.
+    ///
+    /// An advisory lock makes concurrent server starts on one database take turns.
+    @discardableResult
+    public func apply(on connection: PGConnection) throws -> [Int] {
+        try connection.execute(script: """
+            CREATE TABLE IF NOT EXISTS schema_migrations (
+                version    integer PRIMARY KEY,
+                name       text NOT NULL,
+                checksum   text NOT NULL,
+                applied_at timestamptz NOT NULL DEFAULT now()
+            )
+            """)
+        try connection.query("SELECT pg_advisory_lock(727340001)")
+        defer { _ = try? connection.query("SELECT pg_advisory_unlock(727340001)") }
+        var applied: [Int] = []
+        for migration in migrations {
+            let checksum = try connection.query(
+                "SELECT encode(sha256(convert_to(\(migration.sql), 'UTF8')), 'hex') AS sum")[0].string("sum")
+            let existing = try connection.query(
+                "SELECT checksum FROM schema_migrations WHERE version = \(migration.version)")
+            if let row = existing.first {
+                guard try row.string("checksum") == checksum else {
+                    throw Failure.changedAfterApplying(version: migration.version, name: migration.name)
+                }
+                continue
+            }
+            try connection.transaction { connection in
+                try connection.execute(script: migration.sql)
+                try connection.query("""
+                    INSERT INTO schema_migrations (version, name, checksum)
+                    VALUES (\(migration.version), \(migration.name), \(checksum))
+                    """)
+            }
+            applied.append(migration.version)
+        }
+        return applied
+    }
+}
