@@ -114,10 +114,12 @@ public final class EmbeddedPostgres: @unchecked Sendable {
 
     /// Stops the server (fast shutdown: running transactions are rolled back).
     public func stop() {
-        guard let process, process.isRunning else { return }
-        kill(process.processIdentifier, SIGINT)
-        // runuser forwards the signal; wait for the postmaster to exit.
-        let deadline = Date().addingTimeInterval(20)
+        guard let process else { return }
+        // pg_ctl signals the postmaster itself; a signal to `runuser` would not reach it.
+        _ = try? runAsServerUser(binaries.appendingPathComponent("pg_ctl").path, [
+            "stop", "-D", dataDirectory.path, "-m", "fast", "-w", "-t", "20",
+        ])
+        let deadline = Date().addingTimeInterval(5)
         while process.isRunning && Date() < deadline { usleep(20_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         self.process = nil
