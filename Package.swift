@@ -6,14 +6,19 @@ let package = Package(
     products: [
         .library(name: "DuelCore", targets: ["DuelCore"]),
         .library(name: "DuelStore", targets: ["DuelStore"]),
+        .library(name: "DuelServer", targets: ["DuelServer"]),
+        .library(name: "DuelClient", targets: ["DuelClient"]),
+        .executable(name: "duel-server", targets: ["duel-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // C libraries, fenced: only the thin wrapper files import these.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CLibWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
         // Pure rules: no I/O, no clock reads. Time is always an input.
@@ -23,6 +28,24 @@ let package = Package(
             name: "DuelStore",
             dependencies: ["DuelCore", "CLibPQ", .product(name: "Logging", package: "swift-log")]
         ),
+        // The WebSocket service: lws wrapper, sessions, auth, routing, timers, fan-out, HTTP.
+        .target(
+            name: "DuelServer",
+            dependencies: [
+                "DuelCore", "DuelStore", "CLibWebSockets", "CSodium",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // A client of the protocol on libwebsockets, for tests and bots.
+        .target(name: "DuelClient", dependencies: ["DuelCore", "CLibWebSockets"]),
+        .executableTarget(
+            name: "duel-server",
+            dependencies: [
+                "DuelServer", "DuelCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "DuelCoreTests",
             dependencies: [
@@ -31,6 +54,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "DuelStoreTests", dependencies: ["DuelStore", "DuelCore"]),
+        .testTarget(name: "DuelServerTests", dependencies: ["DuelServer", "DuelClient", "DuelStore", "DuelCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

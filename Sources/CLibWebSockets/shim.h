@@ -1,0 +1,91 @@
+// libwebsockets for Swift. Only the few LWS* wrapper files of DuelServer and
+// DuelClient import this module: every importer re-parses libwebsockets.h and
+// OpenSSL's headers, which is slow.
+#ifndef QUIZDUEL_CLIBWEBSOCKETS_SHIM_H
+#define QUIZDUEL_CLIBWEBSOCKETS_SHIM_H
+#include <libwebsockets.h>
+#include <string.h>
+
+// LWS_PRE is an expression macro (padding before every lws_write buffer);
+// Swift cannot import it.
+static inline size_t quizduel_lws_pre(void) { return LWS_PRE; }
+
+// Creation info and protocols are plain structs, but memset-zeroing and the
+// union-heavy layout are simpler to fill in C. The caller keeps `protocols` and
+// `retry` alive for the context's lifetime.
+static inline struct lws_context *quizduel_lws_create_context(
+    int port, const char *interface, const struct lws_protocols *protocols,
+    const lws_retry_bo_t *retry, void *user, unsigned int rx_buffer_size)
+{
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    info.port = port;
+    info.iface = interface;
+    info.protocols = protocols;
+    info.retry_and_idle_policy = retry;
+    info.user = user;
+    info.pt_serv_buf_size = rx_buffer_size;
+    // No permessage-deflate (info.extensions stays NULL): it costs memory per
+    // connection and has receive bugs in 4.1.6. No TLS here: put a TLS proxy
+    // in front. DISABLE_IPV6 keeps "0.0.0.0" meaning what it says.
+    info.options = LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_DISABLE_IPV6;
+    info.fd_limit_per_thread = 0;
+    return lws_create_context(&info);
+}
+
+// A client-only context (no listening port).
+static inline struct lws_context *quizduel_lws_create_client_context(
+    const struct lws_protocols *protocols, void *user)
+{
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    info.port = CONTEXT_PORT_NO_LISTEN;
+    info.protocols = protocols;
+    info.user = user;
+    info.options = LWS_SERVER_OPTION_DISABLE_IPV6;
+    return lws_create_context(&info);
+}
+
+// Starts a client connection; the struct has many fields that must be zero.
+static inline struct lws *quizduel_lws_client_connect(
+    struct lws_context *context, const char *address, int port, const char *path,
+    const char *host, const char *protocol, void *opaque_user_data)
+{
+    struct lws_client_connect_info info;
+    memset(&info, 0, sizeof info);
+    info.context = context;
+    info.address = address;
+    info.port = port;
+    info.path = path;
+    info.host = host;
+    info.origin = host;
+    info.protocol = protocol;
+    info.opaque_user_data = opaque_user_data;
+    return lws_client_connect_via_info(&info);
+}
+
+// Writes an HTTP response with a body in one go (headers, then body). Returns
+// non-zero when the connection must be closed.
+static inline int quizduel_lws_http_respond(
+    struct lws *wsi, unsigned int status, const char *content_type,
+    const unsigned char *body, size_t body_length)
+{
+    unsigned char buffer[LWS_PRE + 1024];
+    unsigned char *start = buffer + LWS_PRE, *p = start, *end = buffer + sizeof buffer - 1;
+    if (lws_add_http_common_headers(wsi, status, content_type, body_length, &p, end))
+        return 1;
+    if (lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
+                                    (const unsigned char *)"no-store", 8, &p, end))
+        return 1;
+    if (lws_finalize_write_http_header(wsi, start, &p, end))
+        return 1;
+    // lws_write needs LWS_PRE bytes of headroom before the payload.
+    unsigned char *copy = malloc(LWS_PRE + body_length + 1);
+    if (!copy) return 1;
+    memcpy(copy + LWS_PRE, body, body_length);
+    int written = lws_write(wsi, copy + LWS_PRE, body_length, LWS_WRITE_HTTP_FINAL);
+    free(copy);
+    if (written != (int)body_length) return 1;
+    return lws_http_transaction_completed(wsi);
+}
+#endif

@@ -1,0 +1,112 @@
+import DuelCore
+import DuelStore
+import Foundation
+import Logging
+import Synchronization
+
+/// A running duel server: database (embedded or given), migrations, seed banks,
+/// the libwebsockets loop and the background threads, wired together.
+public final class DuelServer: @unchecked Sendable {
+    public let configuration: ServerConfiguration
+    private let logger: Logger
+    private var embedded: EmbeddedPostgres?
+    private var pool: DatabasePool!
+    private var core: DuelServerCore!
+    private var lws: LWSServer!
+    private let ticking = Mutex(true)
+    /// The conninfo the server uses (for the printed psql hint and for tests).
+    public private(set) var conninfo = ""
+
+    public init(configuration: ServerConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Starts everything; returns once the server accepts connections.
+    public func start() throws {
+        guard Passwords.initialize() else { throw ServerError.startup("libsodium failed to initialize") }
+        if let url = configuration.databaseURL {
+            conninfo = url
+        } else {
+            let root = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("postgres")
+            let postgres = try EmbeddedPostgres(root: root, logger: logger)
+            try postgres.start()
+            embedded = postgres
+            conninfo = postgres.conninfo()
+        }
+        let setup = try PGConnection(conninfo)
+        let applied = try Migrator(directory: SQLFiles.migrations).apply(on: setup)
+        if !applied.isEmpty { logger.info("applied migrations", metadata: ["versions": "\(applied)"]) }
+        let seeded = try SeedBanks.loadIfEmpty(on: setup)
+        if !seeded.isEmpty { logger.info("loaded seed banks", metadata: ["banks": "\(seeded)"]) }
+        setup.close()
+
+        pool = DatabasePool(conninfo: conninfo, size: configuration.databaseConnections, logger: logger)
+        core = DuelServerCore(configuration: configuration, pool: pool, logger: logger)
+        lws = try LWSServer(
+            host: configuration.host, port: configuration.port,
+            limits: .init(
+                maxMessageBytes: configuration.maxMessageBytes, maxOutgoingBytes: configuration.maxOutgoingBytes,
+                pingAfterSeconds: configuration.pingAfterSeconds, hangupAfterSeconds: configuration.idleTimeoutSeconds),
+            logger: logger)
+        lws.handler = core
+        core.lws = lws
+        let core = self.core!
+        core.timers = TimerThread { duel, _ in core.post { $0.fireDeadline(duel: duel) } }
+        core.listener = NotificationListener(
+            conninfo: conninfo, channels: ["duel_events", "match_queue"], logger: logger,
+            deliver: { channel, payload in
+                core.post { core in
+                    if channel == "duel_events" { core.duelEventsNotified(payload) } else { core.runMatcher() }
+                }
+            },
+            resynchronize: { core.post { $0.resynchronize() } })
+        lws.start()
+        core.post { core in
+            core.checkHealth()
+            core.rescheduleLiveDuels()
+            core.runMatcher()
+        }
+        startTicker()
+    }
+
+    /// Periodic work: the matcher (waiting widens the accepted gap), the sweep, health.
+    private func startTicker() {
+        let core = self.core!
+        let interval = max(10, configuration.matchIntervalMs)
+        let sweepEvery = max(1, Int(configuration.sweepIntervalMs / interval))
+        let thread = Thread { [self] in
+            var tick = 0
+            while ticking.withLock({ $0 }) {
+                Thread.sleep(forTimeInterval: Double(interval) / 1_000)
+                tick += 1
+                let sweep = tick % sweepEvery == 0
+                let health = tick % max(1, Int(1_000 / interval)) == 0
+                core.post { core in
+                    core.runMatcher()
+                    if sweep { core.sweep() }
+                    if health { core.checkHealth() }
+                }
+            }
+        }
+        thread.name = "ticker"
+        thread.start()
+    }
+
+    /// Stops accepting, closes every client with 1001, and stops the embedded Postgres.
+    public func stop() {
+        ticking.withLock { $0 = false }
+        core?.listener?.shutdown()
+        core?.timers?.shutdown()
+        lws?.stop()
+        pool?.shutdown()
+        core?.hashing.shutdown()
+        embedded?.stop()
+        embedded = nil
+    }
+
+    /// Where psql reaches the embedded database, if one is running.
+    public var psqlHint: String? {
+        embedded.map { "psql -h \($0.socketDirectory.path) -p \($0.port) -U postgres postgres" }
+    }
+}

@@ -1,0 +1,162 @@
+import DuelCore
+import DuelStore
+import Foundation
+
+/// signup, login, auth and logout. Password hashing runs on the hashing threads,
+/// database work on the database threads; the lws thread only routes.
+extension DuelServerCore {
+    func signup(_ connection: Connection, _ ref: RequestRef?, _ username: String, _ password: String) {
+        let id = connection.id
+        let lifetime = configuration.tokenLifetimeSeconds
+        hashing.submit { [self] in
+            guard let hash = Passwords.hash(password) else {
+                post { core in core.connections[id].map { core.fail($0, ref, ProtocolError(.internal)) } }
+                return
+            }
+            let token = Tokens.generate()
+            post { core in
+                guard let connection = core.connections[id] else { return }
+                core.database(for: connection, { db -> (PlayerID, PlayerProfile?) in
+                    let player = try db.createPlayer(username: username, passwordHash: hash)
+                    try db.createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
+                    return (player, try db.profile(player: player))
+                }) { core, connection, result in
+                    core.finishLogin(connection, ref, token: token, result: result.map { ($0.0, $0.1, nil) })
+                }
+            }
+        }
+    }
+
+    func login(_ connection: Connection, _ ref: RequestRef?, _ username: String, _ password: String) {
+        let now = Clock.nowMs()
+        let address = connection.address
+        guard !loginThrottle.isBlocked(username: username, address: address, nowMs: now) else {
+            fail(connection, ref, ProtocolError(.rateLimited, "too many failed logins; try again in a few minutes"))
+            return
+        }
+        let lifetime = configuration.tokenLifetimeSeconds
+        database(for: connection, { db in try db.credentials(username: username) }) { core, connection, result in
+            guard let connection else { return }
+            switch result {
+            case .failure(let error):
+                core.fail(connection, ref, core.protocolError(error))
+            case .success(let found):
+                let id = connection.id
+                core.hashing.submit {
+                    // Unknown usernames still cost one verification, so timing does not tell them apart.
+                    let valid = Passwords.verify(password, hash: found?.passwordHash ?? Passwords.decoyHash) && found != nil
+                    core.post { core in
+                        guard let connection = core.connections[id] else { return }
+                        guard valid, let player = found?.id else {
+                            core.loginThrottle.recordFailure(username: username, address: address, nowMs: Clock.nowMs())
+                            core.fail(connection, ref, ProtocolError(.badCredentials))
+                            return
+                        }
+                        core.loginThrottle.recordSuccess(username: username)
+                        let token = Tokens.generate()
+                        core.database(for: connection, { db -> (PlayerID, PlayerProfile?, StoredEvent?) in
+                            try db.createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
+                            return (player, try db.profile(player: player), try db.liveDuel(player: player))
+                        }) { core, connection, result in
+                            core.finishLogin(connection, ref, token: token, result: result)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    func authenticate(_ connection: Connection, _ ref: RequestRef?, token: String) {
+        let hash = Tokens.hash(token)
+        database(for: connection, { db -> (PlayerID, PlayerProfile?, StoredEvent?)? in
+            guard let player = try db.sessionPlayer(tokenHash: hash) else { return nil }
+            return (player, try db.profile(player: player), try db.liveDuel(player: player))
+        }) { core, connection, result in
+            guard let connection else { return }
+            switch result {
+            case .success(nil):
+                core.fail(connection, ref, ProtocolError(.unauthorized, "unknown or expired token"))
+            case .success(let found?):
+                connection.tokenHash = hash
+                core.finishLogin(connection, ref, token: nil, result: .success(found))
+            case .failure(let error):
+                core.fail(connection, ref, core.protocolError(error))
+            }
+        }
+    }
+
+    /// Binds the connection to the player and replies: `{token, player}` for signup
+    /// and login, `{player, duel}` for auth (the live duel's latest record, or null).
+    private func finishLogin(
+        _ connection: Connection?, _ ref: RequestRef?, token: String?,
+        result: Result<(PlayerID, PlayerProfile?, StoredEvent?), Error>
+    ) {
+        guard let connection else { return }
+        switch result {
+        case .failure(let error):
+            fail(connection, ref, protocolError(error))
+        case .success(let (player, profile, live)):
+            if let previous = connection.player, previous != player { detach(connection, from: previous) }
+            connection.player = player
+            if let token { connection.tokenHash = Tokens.hash(token) }
+            playerConnections[player, default: []].insert(connection.id)
+            var data: JSONObject = ["player": profile?.json ?? .null]
+            if let token { data["token"] = .string(token) }
+            if let live {
+                // Live events continue from this record on.
+                connection.deliveredSeq[live.duelID] = max(connection.deliveredSeq[live.duelID] ?? 0, live.seq)
+                knownSeq[live.duelID] = max(knownSeq[live.duelID] ?? 0, live.seq)
+                data["duel"] = (try? JSONParser.parse(live.recordJSON)) ?? .null
+                reconnected(player, duel: live.duelID)
+            } else if token == nil {
+                data["duel"] = .null
+            }
+            reply(connection, ref, data)
+        }
+    }
+
+    func logout(_ connection: Connection, _ ref: RequestRef?) {
+        let player = connection.player!
+        let hash = connection.tokenHash
+        detach(connection, from: player)
+        connection.player = nil
+        connection.tokenHash = nil
+        connection.deliveredSeq = [:]
+        database(for: connection, { db in
+            if let hash { try db.deleteSession(tokenHash: hash) }
+            try db.cancelQueue(player: player)
+        }) { core, connection, result in
+            guard let connection else { return }
+            switch result {
+            case .success: core.reply(connection, ref)
+            case .failure(let error): core.fail(connection, ref, core.protocolError(error))
+            }
+        }
+    }
+
+    /// The connection no longer speaks for `player`. When it was the player's last
+    /// connection here, their queue entry goes and a live duel starts its abandonment clock.
+    func detach(_ connection: Connection, from player: PlayerID) {
+        playerConnections[player]?.remove(connection.id)
+        guard playerConnections[player]?.isEmpty ?? true else { return }
+        playerConnections[player] = nil
+        let now = Clock.nowMs()
+        database(for: nil, { db -> DuelUpdate? in
+            try db.cancelQueue(player: player)
+            guard let live = try db.liveDuel(player: player) else { return nil }
+            return try db.updateDuel(id: live.duelID) { $0.playerDisconnected(player, atMs: now) }
+        }) { core, _, result in
+            if case .success(let update?) = result { core.apply(update) }
+        }
+    }
+
+    /// A player is back on a live duel: stop its abandonment clock.
+    func reconnected(_ player: PlayerID, duel: String) {
+        let now = Clock.nowMs()
+        database(for: nil, { db in
+            try db.updateDuel(id: duel) { $0.playerReconnected(player, atMs: now) }
+        }) { core, _, result in
+            if case .success(let update?) = result { core.apply(update) }
+        }
+    }
+}

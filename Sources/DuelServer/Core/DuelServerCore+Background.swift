@@ -1,0 +1,99 @@
+import DuelCore
+import DuelStore
+import Foundation
+
+/// The matcher, deadlines, the sweep, health and metrics refresh.
+extension DuelServerCore {
+    /// Claims pairs in every bank with waiters; one run at a time per instance,
+    /// coalescing triggers that arrive meanwhile.
+    func runMatcher() {
+        guard !matcherBusy else {
+            matcherAgain = true
+            return
+        }
+        matcherBusy = true
+        let policy = configuration.matchPolicy
+        let duelRules = configuration.duel
+        database(for: nil, { db -> [DuelUpdate] in
+            var created: [DuelUpdate] = []
+            for bank in try db.banksWithWaitingPairs() {
+                created += try db.claimPairs(bankID: bank, policy: policy, configuration: duelRules, nowMs: Clock.nowMs())
+            }
+            return created
+        }) { core, _, result in
+            core.matcherBusy = false
+            switch result {
+            case .success(let created):
+                created.forEach(core.apply)
+                if core.matcherAgain || !created.isEmpty {
+                    core.matcherAgain = false
+                    core.runMatcher()
+                }
+            case .failure(let error):
+                core.logger.warning("matcher failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// A duel's deadline fired (timer thread or sweep): apply what is due.
+    func fireDeadline(duel: String) {
+        database(for: nil, { db in try db.updateDuel(id: duel) { $0.advance(nowMs: Clock.nowMs()) } }) { core, _, result in
+            switch result {
+            case .success(let update?): core.apply(update)
+            case .success(nil): break
+            case .failure(let error):
+                core.logger.warning("deadline failed; retrying", metadata: ["duel.id": "\(duel)", "error": "\(error)"])
+                core.timers.schedule(duel, atMs: Clock.nowMs() + 500)
+            }
+        }
+    }
+
+    /// Deadlines nobody here holds (another instance crashed, or this one restarted).
+    func sweep() {
+        // A little grace, so the instance that owns a timer normally fires it first.
+        let cutoff = Clock.nowMs() - 200
+        database(for: nil, { db in try db.dueDuels(nowMs: cutoff) }) { core, _, result in
+            if case .success(let due) = result { due.forEach(core.fireDeadline) }
+        }
+    }
+
+    /// Re-arms the timers of every live duel (at start, and after the LISTEN connection was lost).
+    func rescheduleLiveDuels() {
+        database(for: nil, { db in try db.liveDuelDeadlines() }) { core, _, result in
+            if case .success(let live) = result {
+                for (id, deadline) in live { core.timers.schedule(id, atMs: deadline) }
+            }
+        }
+    }
+
+    /// After the LISTEN connection came back: events may have been missed.
+    func resynchronize() {
+        rescheduleLiveDuels()
+        for (player, ids) in playerConnections {
+            database(for: nil, { db in try db.liveDuel(player: player) }) { core, _, result in
+                guard case .success(let live?) = result else { return }
+                for id in ids {
+                    guard let connection = core.connections[id] else { continue }
+                    let delivered = connection.deliveredSeq[live.duelID] ?? 0
+                    if delivered < live.seq { core.duelEventsNotified("\(live.duelID) \(delivered + 1) \(live.seq)") }
+                }
+            }
+        }
+        runMatcher()
+    }
+
+    /// Checks the database for /healthz and refreshes the metrics that come from it.
+    func checkHealth() {
+        database(for: nil, { db -> ([String: Int], Int) in (try db.queueLengths(), try db.liveDuelCount()) }) { core, _, result in
+            let now = Clock.nowMs()
+            switch result {
+            case .success(let (queues, live)):
+                core.databaseHealthy = (true, now, "ok")
+                core.metrics.queueLengths = queues
+                core.metrics.liveDuels = live
+            case .failure(let error):
+                core.databaseHealthy = (false, now, "database: \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import DuelCore
+import DuelStore
+import Foundation
+
+/// answer, forfeit, resume, and the delivery of duel events to the players held here.
+extension DuelServerCore {
+    func answer(_ connection: Connection, _ ref: RequestRef?, duel: String, index: Int, choice: Int, arrivedMs: Int64) {
+        let player = connection.player!
+        database(for: connection, { db in
+            try db.updateDuel(id: duel) { $0.answer(player: player, questionIndex: index, choice: choice, atMs: arrivedMs) }
+        }) { core, connection, result in
+            core.finishDuelRequest(connection, ref, result) { outcome in
+                if case .answered(let correct, let points) = outcome {
+                    core.metrics.answerLatency.observe(ms: Double(Clock.nowMs() - arrivedMs))
+                    return ["correct": .bool(correct), "points": .number(points)]
+                }
+                return nil
+            }
+        }
+    }
+
+    func forfeit(_ connection: Connection, _ ref: RequestRef?, duel: String, arrivedMs: Int64) {
+        let player = connection.player!
+        database(for: connection, { db in
+            try db.updateDuel(id: duel) { $0.forfeit(player: player, atMs: arrivedMs) }
+        }) { core, connection, result in
+            core.finishDuelRequest(connection, ref, result) { outcome in outcome == .accepted ? [:] : nil }
+        }
+    }
+
+    /// Replies to an answer or forfeit, then delivers the events it caused
+    /// (the reply first: a client learns its own verdict before the reveal).
+    private func finishDuelRequest(
+        _ connection: Connection?, _ ref: RequestRef?, _ result: Result<DuelUpdate?, Error>,
+        data: (DuelStep.Outcome) -> JSONObject?
+    ) {
+        switch result {
+        case .failure(let error):
+            if let connection { fail(connection, ref, protocolError(error)) }
+        case .success(nil):
+            if let connection { fail(connection, ref, ProtocolError(.unknownDuel)) }
+        case .success(let update?):
+            if let connection {
+                if case .rejected(let rejection) = update.outcome {
+                    fail(connection, ref, ProtocolError(rejection.code, rejection.message))
+                } else {
+                    reply(connection, ref, data(update.outcome) ?? [:])
+                }
+            }
+            apply(update)
+        }
+    }
+
+    func resume(_ connection: Connection, _ ref: RequestRef?, duel: String, afterSeq: Int) {
+        let player = connection.player!
+        database(for: connection, { db -> [StoredEvent]? in
+            guard let players = try db.duelPlayers(id: duel) else { return nil }
+            guard players.contains(player) else { throw StoreError(.notInDuel) }
+            return try db.events(duel: duel, afterSeq: afterSeq)
+        }) { core, connection, result in
+            guard let connection else { return }
+            switch result {
+            case .success(nil): core.fail(connection, ref, ProtocolError(.unknownDuel))
+            case .success(let events?):
+                core.reply(connection, ref)
+                // Exactly the events after `after_seq`, in order, even ones delivered before.
+                let now = Clock.nowMs()
+                for event in events {
+                    core.send(connection, event.message(serverTimeMs: now))
+                    core.metrics.eventsSent += 1
+                }
+                connection.deliveredSeq[duel] = max(afterSeq, events.last?.seq ?? afterSeq)
+            case .failure(let error): core.fail(connection, ref, core.protocolError(error))
+            }
+        }
+    }
+
+    /// Handles a committed duel transaction of this instance: deliver, remember, schedule.
+    func apply(_ update: DuelUpdate) {
+        if !recentlyFinished.contains(update.duelID) { duelPlayers[update.duelID] = update.players }
+        deliver(update.events, players: update.players)
+        if update.finished {
+            markFinished(update.duelID)
+        } else if let deadline = update.nextDeadlineMs {
+            timers.schedule(update.duelID, atMs: deadline)
+        }
+    }
+
+    /// Sends stored events to every local connection of `players`, each event once
+    /// and in seq order. A connection that would see a gap fetches what it missed.
+    func deliver(_ events: [StoredEvent], players: [PlayerID]) {
+        guard let last = events.last, !recentlyFinished.contains(last.duelID) else { return }
+        let completes = events.contains { $0.kind == .complete }
+        knownSeq[last.duelID] = max(knownSeq[last.duelID] ?? 0, last.seq)
+        let now = Clock.nowMs()
+        for player in players {
+            for id in playerConnections[player] ?? [] {
+                guard let connection = connections[id] else { continue }
+                var delivered = connection.deliveredSeq[last.duelID] ?? 0
+                for event in events where event.seq > delivered {
+                    guard event.seq == delivered + 1 else {
+                        fillGap(connection, duel: last.duelID, after: delivered)
+                        break
+                    }
+                    send(connection, event.message(serverTimeMs: now))
+                    metrics.eventsSent += 1
+                    delivered = event.seq
+                }
+                if completes && delivered == last.seq {
+                    connection.deliveredSeq[last.duelID] = nil
+                } else {
+                    connection.deliveredSeq[last.duelID] = delivered
+                }
+            }
+        }
+        if completes { markFinished(last.duelID) }
+    }
+
+    /// Forgets a finished duel's bookkeeping, remembering only that it finished,
+    /// so a late NOTIFY of its last events is not delivered twice.
+    func markFinished(_ duel: String) {
+        knownSeq[duel] = nil
+        duelPlayers[duel] = nil
+        if recentlyFinished.insert(duel).inserted {
+            finishedOrder.append(duel)
+            if finishedOrder.count > 50_000 {
+                recentlyFinished.remove(finishedOrder.removeFirst())
+            }
+        }
+    }
+
+    private func fillGap(_ connection: Connection, duel: String, after: Int) {
+        database(for: connection, { db in try db.events(duel: duel, afterSeq: after) }) { core, connection, result in
+            guard let player = connection?.player, case .success(let events) = result else { return }
+            core.deliver(events, players: [player])
+        }
+    }
+
+    /// A NOTIFY on `duel_events` ("<duel> <first seq> <last seq>"), from any instance.
+    func duelEventsNotified(_ payload: String) {
+        let parts = payload.split(separator: " ")
+        guard parts.count == 3, let last = Int(parts[2]) else { return }
+        let duel = String(parts[0])
+        if recentlyFinished.contains(duel) { return }
+        if let known = knownSeq[duel], known >= last { return }
+        if let players = duelPlayers[duel], !players.contains(where: { playerConnections[$0] != nil }) { return }
+        let after = knownSeq[duel] ?? 0
+        database(for: nil, { db -> ([StoredEvent], [PlayerID]?) in
+            (try db.events(duel: duel, afterSeq: after), try db.duelPlayers(id: duel))
+        }) { core, _, result in
+            guard case .success(let (events, players)) = result, let players else { return }
+            core.duelPlayers[duel] = players
+            // Events from seq 1 when this instance never saw the duel: a new duel of a player held here.
+            core.deliver(events, players: players)
+        }
+    }
+}

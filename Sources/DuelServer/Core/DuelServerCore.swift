@@ -1,0 +1,144 @@
+import DuelCore
+import DuelStore
+import Foundation
+import Logging
+
+/// The server's state and request handling. Everything on this class runs on
+/// the lws thread, except ``post(_:)``, the one way other threads reach it.
+public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
+    let configuration: ServerConfiguration
+    let pool: DatabasePool
+    let logger: Logger
+    let inbox = Inbox()
+    let hashing = ThreadPool(threads: 2, name: "argon2")
+    var lws: LWSServer!
+    var timers: TimerThread!
+    var listener: NotificationListener?
+    let files: StaticFiles
+
+    // lws-thread state
+    var connections: [UInt64: Connection] = [:]
+    var playerConnections: [PlayerID: Set<UInt64>] = [:]
+    var connectionsPerAddress: [String: Int] = [:]
+    var metrics = Metrics()
+    var loginThrottle = LoginThrottle()
+    /// Highest seq this instance has seen per duel, and the duel's players: lets a
+    /// NOTIFY of events already delivered here skip the database.
+    var knownSeq: [String: Int] = [:]
+    var duelPlayers: [String: [PlayerID]] = [:]
+    var recentlyFinished = Set<String>()
+    var finishedOrder: [String] = []
+    var databaseHealthy = (ok: false, atMs: Int64(0), reason: "not checked yet")
+    var matcherBusy = false
+    var matcherAgain = false
+
+    init(configuration: ServerConfiguration, pool: DatabasePool, logger: Logger) {
+        self.configuration = configuration
+        self.pool = pool
+        self.logger = logger
+        self.files = StaticFiles(root: configuration.webDirectory)
+    }
+
+    /// Runs `item` on the lws thread soon. Any thread.
+    func post(_ item: @escaping Inbox.Item) {
+        if inbox.post(item) { lws?.wake() }
+    }
+
+    // MARK: WebSocketHandler
+
+    func wake() {
+        for item in inbox.drain() { item(self) }
+    }
+
+    func shouldAccept(origin: String?, address: String) -> Bool {
+        if !configuration.allowedOrigins.isEmpty {
+            guard let origin, configuration.allowedOrigins.contains(origin) else {
+                logger.info("refused upgrade from origin", metadata: ["origin": "\(origin ?? "none")"])
+                return false
+            }
+        }
+        return connectionsPerAddress[address, default: 0] < configuration.maxConnectionsPerAddress
+    }
+
+    func opened(_ connection: Connection) {
+        connection.limiter = RateLimiter(
+            perSecond: configuration.messagesPerSecond, burst: configuration.messageBurst)
+        connections[connection.id] = connection
+        connectionsPerAddress[connection.address, default: 0] += 1
+    }
+
+    func closed(_ connection: Connection) {
+        connections[connection.id] = nil
+        connectionsPerAddress[connection.address, default: 1] -= 1
+        if connectionsPerAddress[connection.address] == 0 { connectionsPerAddress[connection.address] = nil }
+        if let player = connection.player { detach(connection, from: player) }
+    }
+
+    func http(path: String) -> HTTPResponse {
+        switch path {
+        case "/healthz":
+            let now = Clock.nowMs()
+            let fresh = now - databaseHealthy.atMs < 5_000
+            if databaseHealthy.ok && fresh {
+                return .text(200, #"{"status":"ok","database":"ok"}"#, type: "application/json")
+            }
+            let reason = fresh ? databaseHealthy.reason : "database not checked for \((now - databaseHealthy.atMs) / 1_000) s"
+            return .text(503, JSONValue.object(["status": "unavailable", "reason": .string(reason)]).serialized,
+                         type: "application/json")
+        case "/metrics":
+            return .text(200, metrics.render(
+                connections: connections.count, playersOnline: playerConnections.count, timers: timers?.pending ?? 0),
+                type: "text/plain; version=0.0.4")
+        default:
+            if let (file, type) = files.resolve(path) {
+                return HTTPResponse(status: 200, contentType: type, body: [], file: file)
+            }
+            return .text(404, "not found\n")
+        }
+    }
+
+    // MARK: Sending
+
+    func send(_ connection: Connection, _ text: String) {
+        lws.send(connection, text)
+    }
+
+    func reply(_ connection: Connection, _ ref: RequestRef?, _ data: JSONObject = [:]) {
+        connection.inFlight = max(0, connection.inFlight - 1)
+        send(connection, ServerMessage.reply(ref: ref, data: data))
+    }
+
+    func fail(_ connection: Connection, _ ref: RequestRef?, _ error: ProtocolError) {
+        connection.inFlight = max(0, connection.inFlight - 1)
+        metrics.errorsByCode[error.code.rawValue, default: 0] += 1
+        send(connection, ServerMessage.error(ref: ref, error))
+    }
+
+    /// Translates a failure of a database or hashing job into the protocol's error.
+    func protocolError(_ error: Error) -> ProtocolError {
+        if let store = error as? StoreError { return store.error }
+        if let pg = error as? PGError, pg.isConnectionFailure { return ProtocolError(.unavailable) }
+        logger.error("request failed", metadata: ["error": "\(error)"])
+        return ProtocolError(.internal)
+    }
+
+    // MARK: Database jobs
+
+    /// Runs `job` on a database worker, then `then` on the lws thread with the
+    /// connection (if still open) and the result.
+    func database<T: Sendable>(
+        for connection: Connection?,
+        _ job: @escaping @Sendable (PGConnection) throws -> T,
+        then: @escaping @Sendable (DuelServerCore, Connection?, Result<T, Error>) -> Void
+    ) {
+        let id = connection?.id
+        let started = DispatchTime.now().uptimeNanoseconds
+        pool.submit(job) { [self] result in
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
+            post { core in
+                core.metrics.databaseLatency.observe(ms: elapsed)
+                then(core, id.flatMap { core.connections[$0] }, result)
+            }
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import DuelCore
+
+/// Everything an operator can set on a `duel-server` (flags and environment; see README).
+public struct ServerConfiguration: Sendable {
+    /// Interface to listen on; empty for all.
+    public var host: String = "0.0.0.0"
+    public var port: Int = 8080
+    /// Postgres URL or keywords; nil starts the embedded Postgres.
+    public var databaseURL: String?
+    /// Where the embedded Postgres keeps its data.
+    public var dataDirectory: String = ".data"
+    public var duel: DuelConfiguration = .standard
+    public var matchPolicy: MatchPolicy = MatchPolicy()
+    /// Allowed `Origin` values for WebSocket upgrades; empty allows any.
+    public var allowedOrigins: [String] = []
+    public var maxConnectionsPerAddress: Int = 256
+    public var maxMessageBytes: Int = 4_096
+    /// A slow reader's queued output above this closes the connection (1008).
+    public var maxOutgoingBytes: Int = 1 << 20
+    /// Ping a silent peer after this; drop it after `idleTimeoutSeconds` (PROTOCOL.md: 30 s).
+    public var pingAfterSeconds: UInt16 = 10
+    public var idleTimeoutSeconds: UInt16 = 30
+    public var messagesPerSecond: Double = 20
+    public var messageBurst: Double = 40
+    public var tokenLifetimeSeconds: Int = 30 * 24 * 3_600
+    /// Database worker threads (each holds one connection).
+    public var databaseConnections: Int = 8
+    /// Static files of the web client, served at `/`.
+    public var webDirectory: String = "web"
+    /// How often the matcher looks at the queues even without a NOTIFY (the widening gap needs it).
+    public var matchIntervalMs: Int64 = 250
+    /// How often the sweep looks for overdue deadlines that no timer of this instance holds.
+    public var sweepIntervalMs: Int64 = 1_000
+
+    public init() {}
+}

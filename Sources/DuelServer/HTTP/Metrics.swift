@@ -1,0 +1,65 @@
+/// Counters and histograms for `/metrics` (Prometheus text format). Touched on the lws thread only.
+struct Metrics {
+    var eventsSent = 0
+    var messagesReceived = 0
+    var errorsByCode: [String: Int] = [:]
+    var answerLatency = Histogram(bucketsMs: [0.5, 1, 2, 5, 10, 20, 50, 100, 250, 1_000])
+    var databaseLatency = Histogram(bucketsMs: [0.5, 1, 2, 5, 10, 20, 50, 100, 250, 1_000])
+    /// Refreshed from the database every few seconds.
+    var queueLengths: [String: Int] = [:]
+    var liveDuels = 0
+
+    func render(connections: Int, playersOnline: Int, timers: Int) -> String {
+        var out = ""
+        func gauge(_ name: String, _ help: String, _ value: Int) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n\(name) \(value)\n"
+        }
+        gauge("quizduel_connections", "Open WebSocket connections.", connections)
+        gauge("quizduel_players_online", "Authenticated players with at least one connection.", playersOnline)
+        gauge("quizduel_live_duels", "Duels not yet finished (all instances).", liveDuels)
+        gauge("quizduel_scheduled_timers", "Duel deadlines this instance will fire.", timers)
+        out += "# HELP quizduel_queue_length Players waiting per bank.\n# TYPE quizduel_queue_length gauge\n"
+        for (bank, length) in queueLengths.sorted(by: { $0.key < $1.key }) {
+            out += "quizduel_queue_length{bank=\"\(bank)\"} \(length)\n"
+        }
+        out += "# HELP quizduel_events_sent_total Duel events sent to clients.\n# TYPE quizduel_events_sent_total counter\n"
+        out += "quizduel_events_sent_total \(eventsSent)\n"
+        out += "# HELP quizduel_messages_received_total Client messages received.\n# TYPE quizduel_messages_received_total counter\n"
+        out += "quizduel_messages_received_total \(messagesReceived)\n"
+        out += "# HELP quizduel_errors_total Error replies by code.\n# TYPE quizduel_errors_total counter\n"
+        for (code, count) in errorsByCode.sorted(by: { $0.key < $1.key }) {
+            out += "quizduel_errors_total{code=\"\(code)\"} \(count)\n"
+        }
+        out += answerLatency.render(name: "quizduel_answer_seconds", help: "Time from an answer's arrival to its reply.")
+        out += databaseLatency.render(name: "quizduel_database_seconds", help: "Time of database jobs, queueing included.")
+        return out
+    }
+}
+
+/// A cumulative histogram with fixed buckets, in milliseconds, rendered in seconds.
+struct Histogram {
+    let bucketsMs: [Double]
+    private(set) var counts: [Int]
+    private(set) var sumMs = 0.0
+    private(set) var count = 0
+
+    init(bucketsMs: [Double]) {
+        self.bucketsMs = bucketsMs
+        counts = Array(repeating: 0, count: bucketsMs.count)
+    }
+
+    mutating func observe(ms: Double) {
+        for index in bucketsMs.indices where ms <= bucketsMs[index] { counts[index] += 1 }
+        sumMs += ms
+        count += 1
+    }
+
+    func render(name: String, help: String) -> String {
+        var out = "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+        for (index, bound) in bucketsMs.enumerated() {
+            out += "\(name)_bucket{le=\"\(bound / 1_000)\"} \(counts[index])\n"
+        }
+        out += "\(name)_bucket{le=\"+Inf\"} \(count)\n\(name)_sum \(sumMs / 1_000)\n\(name)_count \(count)\n"
+        return out
+    }
+}

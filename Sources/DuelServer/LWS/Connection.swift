@@ -1,0 +1,32 @@
+/// One WebSocket connection as the server core sees it. Lives on the lws thread only.
+final class Connection {
+    let id: UInt64
+    let address: String
+    /// The authenticated player, once `signup`, `login` or `auth` succeeded.
+    var player: String?
+    /// Hash of the session token this connection authenticated with (for logout).
+    var tokenHash: [UInt8]?
+    /// Highest seq delivered per duel, so every event reaches the client once and in order.
+    var deliveredSeq: [String: Int] = [:]
+    var limiter: RateLimiter
+    /// Messages waiting for the socket to become writable.
+    var outgoing: [[UInt8]] = []
+    var outgoingHead = 0
+    var outgoingBytes = 0
+    /// Set when the server decided to close; the close happens at the next writable callback.
+    var pendingClose: (code: CloseCode, reason: String)?
+    /// Reassembly of a fragmented message.
+    var partial: [UInt8] = []
+    var partialIsBinary = false
+    var isClosed = false
+    /// Requests whose replies are still being computed (database, hashing).
+    var inFlight = 0
+
+    init(id: UInt64, address: String, limiter: RateLimiter) {
+        self.id = id
+        self.address = address
+        self.limiter = limiter
+    }
+
+    var hasOutgoing: Bool { outgoingHead < outgoing.count }
+}

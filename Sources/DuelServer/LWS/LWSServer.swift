@@ -1,0 +1,289 @@
+import CLibWebSockets
+import Foundation
+import Logging
+import Synchronization
+
+/// The libwebsockets server: one context, one service thread, one callback.
+///
+/// Everything here runs on the service thread except ``wake()`` and ``stop()``,
+/// the only calls other threads may make (lws_cancel_service is the one
+/// thread-safe lws entry point in Debian's single-threaded build).
+final class LWSServer: @unchecked Sendable {
+    struct Limits {
+        var maxMessageBytes: Int
+        var maxOutgoingBytes: Int
+        var pingAfterSeconds: UInt16
+        var hangupAfterSeconds: UInt16
+    }
+
+    private var context: OpaquePointer?
+    private let protocols: UnsafeMutablePointer<lws_protocols>
+    private let retry: UnsafeMutablePointer<lws_retry_bo_t>
+    private let names: [UnsafeMutablePointer<CChar>]
+    private var thread: Thread?
+    private let stopping = Mutex(false)
+    private let stopped = DispatchSemaphore(value: 0)
+    let limits: Limits
+    let logger: Logger
+    unowned(unsafe) var handler: WebSocketHandler!
+    /// Connections by their per-session slot, on the lws thread.
+    fileprivate var connections: [UInt64: (connection: Connection, wsi: OpaquePointer)] = [:]
+    fileprivate var nextID: UInt64 = 1
+
+    /// The port actually bound (useful with port 0).
+    private(set) var port: Int = 0
+
+    init(host: String, port: Int, limits: Limits, logger: Logger) throws {
+        self.limits = limits
+        self.logger = logger
+        names = [strdup("http"), strdup("duel.v1")]
+        protocols = .allocate(capacity: 3)
+        protocols.initialize(repeating: lws_protocols(), count: 3)
+        // Protocol 0 serves plain HTTP; protocol 1 is the duel WebSocket. A client
+        // that offers no subprotocol lands on protocol 0 and is upgraded there too.
+        for index in 0..<2 {
+            protocols[index].name = UnsafePointer(names[index])
+            protocols[index].callback = lwsCallback
+            protocols[index].per_session_data_size = MemoryLayout<UInt64>.size
+            protocols[index].rx_buffer_size = 4_096
+        }
+        retry = .allocate(capacity: 1)
+        retry.initialize(to: lws_retry_bo_t())
+        retry.pointee.secs_since_valid_ping = limits.pingAfterSeconds
+        retry.pointee.secs_since_valid_hangup = limits.hangupAfterSeconds
+        self.port = port
+        // lws logs notices to stderr by default; the server logs what matters itself.
+        lws_set_log_level(Int32(LLL_ERR | LLL_WARN), nil)
+        let created = host.withCString { interface in
+            quizduel_lws_create_context(
+                Int32(port), host.isEmpty ? nil : interface, protocols, retry,
+                Unmanaged.passUnretained(self).toOpaque(), 16_384)
+        }
+        guard let created else {
+            throw ServerError.startup("cannot listen on \(host.isEmpty ? "*" : host):\(port) (in use or not permitted)")
+        }
+        context = created
+    }
+
+    deinit {
+        protocols.deallocate()
+        retry.deallocate()
+        names.forEach { free($0) }
+    }
+
+    /// Runs the service loop on a thread of its own until ``stop()``.
+    func start() {
+        let thread = Thread { [self] in
+            while !stopping.withLock({ $0 }) {
+                if lws_service(context, 0) < 0 { break }
+            }
+            stopped.signal()
+        }
+        thread.name = "lws"
+        thread.start()
+        self.thread = thread
+    }
+
+    /// Asks the service thread to call ``WebSocketHandler/wake()``. Any thread.
+    func wake() {
+        if let context { lws_cancel_service(context) }
+    }
+
+    /// Closes every client with 1001 and stops the loop. Any thread; returns when stopped.
+    func stop() {
+        // The close frames go out on the service thread; give them a moment.
+        closeAllRequested.withLock { $0 = true }
+        wake()
+        Thread.sleep(forTimeInterval: 0.3)
+        stopping.withLock { $0 = true }
+        wake()
+        stopped.wait()
+        lws_context_destroy(context)
+        context = nil
+    }
+
+    private let closeAllRequested = Mutex(false)
+
+    // MARK: - Used by the handler, on the lws thread
+
+    /// Queues a text message; closes the connection when a slow reader lets too much pile up.
+    func send(_ connection: Connection, _ text: String) {
+        guard !connection.isClosed, connection.pendingClose == nil,
+              let wsi = connections[connection.id]?.wsi else { return }
+        var buffer = [UInt8](repeating: 0, count: quizduel_lws_pre())
+        buffer.append(contentsOf: text.utf8)
+        connection.outgoingBytes += buffer.count
+        if connection.outgoingBytes > limits.maxOutgoingBytes {
+            connection.outgoing.removeAll()
+            connection.outgoingHead = 0
+            close(connection, .policyViolation, "too slow to read")
+            return
+        }
+        connection.outgoing.append(buffer)
+        lws_callback_on_writable(wsi)
+    }
+
+    /// Closes with `code` once the queued messages are out.
+    func close(_ connection: Connection, _ code: CloseCode, _ reason: String) {
+        guard connection.pendingClose == nil, let wsi = connections[connection.id]?.wsi else { return }
+        connection.pendingClose = (code, reason)
+        lws_callback_on_writable(wsi)
+    }
+
+    var connectionCount: Int { connections.count }
+
+    // MARK: - The callback, on the lws thread
+
+    fileprivate func callback(
+        _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+        _ input: UnsafeMutableRawPointer?, _ length: Int
+    ) -> Int32 {
+        switch reason {
+        case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+            if closeAllRequested.withLock({ requested in defer { requested = false }; return requested }) {
+                for (connection, _) in connections.values { close(connection, .goingAway, "server shutting down") }
+            }
+            handler.wake()
+            return 0
+
+        case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+            // The upgrade is decided here, never in HTTP_CONFIRM_UPGRADE (CVE-2025-11677).
+            let origin = header(wsi, WSI_TOKEN_ORIGIN)
+            return handler.shouldAccept(origin: origin, address: peerAddress(wsi)) ? 0 : 1
+
+        case LWS_CALLBACK_ESTABLISHED:
+            let id = nextID
+            nextID += 1
+            user?.storeBytes(of: id, as: UInt64.self)
+            let connection = Connection(id: id, address: peerAddress(wsi), limiter: RateLimiter())
+            connections[id] = (connection, wsi!)
+            handler.opened(connection)
+            return 0
+
+        case LWS_CALLBACK_RECEIVE:
+            guard let connection = connection(user) else { return -1 }
+            // Any message counts as liveness, not only PONGs.
+            lws_validity_confirmed(wsi)
+            if lws_is_first_fragment(wsi) != 0 {
+                connection.partial.removeAll(keepingCapacity: true)
+                connection.partialIsBinary = lws_frame_is_binary(wsi) != 0
+            }
+            if connection.partialIsBinary {
+                return closeNow(wsi, .unsupportedData, "binary frames are not accepted")
+            }
+            if connection.partial.count + length > limits.maxMessageBytes {
+                return closeNow(wsi, .messageTooBig, "message larger than \(limits.maxMessageBytes) bytes")
+            }
+            if let input, length > 0 {
+                connection.partial.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+            }
+            if lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0 {
+                let message = connection.partial
+                connection.partial = []
+                handler.received(connection, text: message)
+            }
+            return 0
+
+        case LWS_CALLBACK_SERVER_WRITEABLE:
+            guard let connection = connection(user) else { return -1 }
+            if connection.hasOutgoing {
+                var message = connection.outgoing[connection.outgoingHead]
+                connection.outgoingHead += 1
+                connection.outgoingBytes -= message.count
+                let pre = quizduel_lws_pre()
+                let count = message.count - pre
+                let written = message.withUnsafeMutableBufferPointer { buffer in
+                    lws_write(wsi, buffer.baseAddress! + pre, count, LWS_WRITE_TEXT)
+                }
+                if written < count { return -1 }
+                if connection.outgoingHead == connection.outgoing.count {
+                    connection.outgoing.removeAll(keepingCapacity: connection.outgoing.count < 64)
+                    connection.outgoingHead = 0
+                }
+            }
+            if connection.hasOutgoing {
+                lws_callback_on_writable(wsi)
+            } else if let (code, reason) = connection.pendingClose {
+                return closeNow(wsi, code, reason)
+            }
+            return 0
+
+        case LWS_CALLBACK_CLOSED:
+            if let connection = connection(user) {
+                connection.isClosed = true
+                connections[connection.id] = nil
+                handler.closed(connection)
+            }
+            return 0
+
+        case LWS_CALLBACK_HTTP:
+            let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
+            let response = handler.http(path: path)
+            if let file = response.file {
+                let result = lws_serve_http_file(wsi, file, response.contentType, nil, 0)
+                if result < 0 { return -1 }
+                if result > 0 { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
+                return 0
+            }
+            let status = response.body.withUnsafeBufferPointer { body in
+                quizduel_lws_http_respond(wsi, response.status, response.contentType, body.baseAddress, body.count)
+            }
+            return status != 0 ? -1 : 0
+
+        case LWS_CALLBACK_HTTP_FILE_COMPLETION:
+            return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+
+        default:
+            return lws_callback_http_dummy(wsi, reason, user, input, length)
+        }
+    }
+
+    private func connection(_ user: UnsafeMutableRawPointer?) -> Connection? {
+        guard let user else { return nil }
+        return connections[user.load(as: UInt64.self)]?.connection
+    }
+
+    private func closeNow(_ wsi: OpaquePointer?, _ code: CloseCode, _ reason: String) -> Int32 {
+        var bytes = Array(reason.utf8.prefix(120))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code.rawValue)), buffer.baseAddress, buffer.count)
+        }
+        return -1
+    }
+
+    private func header(_ wsi: OpaquePointer?, _ token: lws_token_indexes) -> String? {
+        let length = lws_hdr_total_length(wsi, token)
+        guard length > 0, length < 4_096 else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(length) + 1)
+        guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
+        return String(cString: buffer)
+    }
+
+    private func peerAddress(_ wsi: OpaquePointer?) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard lws_get_peer_simple(wsi, &buffer, buffer.count) != nil else { return "unknown" }
+        return String(cString: buffer)
+    }
+}
+
+/// The C callback: a global function, so it is a valid C function pointer.
+/// It finds the server through the context's user pointer.
+private func lwsCallback(
+    _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+    _ input: UnsafeMutableRawPointer?, _ length: Int
+) -> Int32 {
+    guard let context = lws_get_context(wsi), let pointer = lws_context_user(context) else {
+        return lws_callback_http_dummy(wsi, reason, user, input, length)
+    }
+    let server = Unmanaged<LWSServer>.fromOpaque(pointer).takeUnretainedValue()
+    return server.callback(wsi, reason, user, input, length)
+}
+
+enum ServerError: Error, CustomStringConvertible {
+    case startup(String)
+    var description: String {
+        switch self {
+        case .startup(let message): message
+        }
+    }
+}

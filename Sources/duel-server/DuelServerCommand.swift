@@ -1,0 +1,90 @@
+import ArgumentParser
+import DuelCore
+import DuelServer
+import Foundation
+import Logging
+
+/// `duel-server`: flags override environment variables, which override defaults.
+@main
+struct DuelServerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "duel-server",
+        abstract: "QuizDuel's real-time quiz-duel WebSocket server.",
+        discussion: """
+            With no DATABASE_URL it starts an embedded Postgres in <data-dir>/postgres, applies the \
+            migrations, and loads the seed banks when there are none. SIGTERM or SIGINT stops it \
+            cleanly (clients get close code 1001).
+            """)
+
+    @Option(help: "Interface to listen on (env HOST).") var host: String?
+    @Option(help: "Port for WebSocket and HTTP (env PORT).") var port: Int?
+    @Option(name: .customLong("database-url"), help: "Postgres URL; omit for the embedded Postgres (env DATABASE_URL).")
+    var databaseURL: String?
+    @Option(name: .customLong("data-dir"), help: "Data directory of the embedded Postgres (env QUIZDUEL_DATA_DIR).")
+    var dataDirectory: String?
+    @Option(name: .customLong("web-dir"), help: "Static files served at / (env QUIZDUEL_WEB_DIR).") var webDirectory: String?
+    @Option(name: .customLong("countdown-ms"), help: "Countdown before the first question (default 3000).") var countdownMs: Int64?
+    @Option(name: .customLong("answer-ms"), help: "Answer window per question (default 10000).") var answerMs: Int64?
+    @Option(name: .customLong("reveal-ms"), help: "Reveal pause (default 2000).") var revealMs: Int64?
+    @Option(name: .customLong("abandon-ms"), help: "Disconnection that forfeits a duel (default 60000).") var abandonMs: Int64?
+    @Option(name: .customLong("questions"), help: "Questions per duel (default 10).") var questions: Int?
+    @Option(name: .customLong("allowed-origin"), help: "Allowed Origin for WebSocket upgrades; repeat for several (env QUIZDUEL_ALLOWED_ORIGINS, comma-separated). Default: any.")
+    var allowedOrigins: [String] = []
+    @Option(name: .customLong("max-connections-per-address"), help: "Connection cap per client address (default 256).")
+    var maxPerAddress: Int?
+    @Option(name: .customLong("messages-per-second"), help: "Per-connection message rate (default 20, burst 2x).")
+    var messagesPerSecond: Double?
+    @Option(name: .customLong("db-connections"), help: "Database worker connections (default 8).") var dbConnections: Int?
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env LOG_LEVEL; default info).")
+    var logLevel: String?
+
+    func run() throws {
+        // Before any thread starts, so that the signals reach sigwait and nobody else.
+        SignalWaiter.blockTerminationSignals()
+        let environment = ProcessInfo.processInfo.environment
+        var config = ServerConfiguration()
+        config.host = host ?? environment["HOST"] ?? config.host
+        config.port = port ?? environment["PORT"].flatMap(Int.init) ?? config.port
+        config.databaseURL = databaseURL ?? environment["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        config.dataDirectory = dataDirectory ?? environment["QUIZDUEL_DATA_DIR"] ?? config.dataDirectory
+        config.webDirectory = webDirectory ?? environment["QUIZDUEL_WEB_DIR"] ?? config.webDirectory
+        if let countdownMs { config.duel.countdownMs = countdownMs }
+        if let answerMs { config.duel.answerWindowMs = answerMs }
+        if let revealMs { config.duel.revealMs = revealMs }
+        if let abandonMs { config.duel.abandonAfterMs = abandonMs }
+        if let questions { config.duel.questionCount = questions }
+        config.allowedOrigins = allowedOrigins.isEmpty
+            ? (environment["QUIZDUEL_ALLOWED_ORIGINS"] ?? "").split(separator: ",").map { String($0) }
+            : allowedOrigins
+        if let maxPerAddress { config.maxConnectionsPerAddress = maxPerAddress }
+        if let messagesPerSecond {
+            config.messagesPerSecond = messagesPerSecond
+            config.messageBurst = messagesPerSecond * 2
+        }
+        if let dbConnections { config.databaseConnections = dbConnections }
+        let problems = config.duel.problems
+        guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "; ")) }
+
+        let level = Logger.Level(rawValue: logLevel ?? environment["LOG_LEVEL"] ?? "info") ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "quizduel")
+        let server = DuelServer(configuration: config, logger: logger)
+        do {
+            try server.start()
+        } catch {
+            server.stop()
+            throw error
+        }
+        let shown = config.host == "0.0.0.0" || config.host.isEmpty ? "localhost" : config.host
+        print("QuizDuel is listening: ws://\(shown):\(config.port)/duel  (web client: http://\(shown):\(config.port)/)")
+        if let hint = server.psqlHint { print("Embedded Postgres: \(hint)") }
+        fflushStandardOutput()
+        let signal = SignalWaiter.waitForTermination()
+        logger.info("stopping", metadata: ["signal": "\(signal)"])
+        server.stop()
+    }
+}
