@@ -53,8 +53,13 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "DuelStoreTests", dependencies: ["DuelStore", "DuelCore"]),
-        .testTarget(name: "DuelServerTests", dependencies: ["DuelServer", "DuelClient", "DuelStore", "DuelCore"]),
+        // A throwaway Postgres for the test targets (never shipped).
+        .target(name: "TestSupport", dependencies: ["DuelStore"]),
+        .testTarget(name: "DuelStoreTests", dependencies: ["DuelStore", "DuelCore", "TestSupport"]),
+        .testTarget(
+            name: "DuelServerTests",
+            dependencies: ["DuelServer", "DuelClient", "DuelStore", "DuelCore", "TestSupport"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import TestSupport
 import DuelCore
 import DuelStore
 import Foundation

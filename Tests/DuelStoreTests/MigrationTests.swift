@@ -1,3 +1,4 @@
+import TestSupport
 import DuelStore
 import Foundation
 import Testing

@@ -6,9 +6,9 @@ import Glibc
 /// throwaway embedded server under /tmp, started once per test process and
 /// stopped when it exits. Tests never skip for want of Postgres: if none can be
 /// had, they fail and say why.
-enum TestPostgres {
+public enum TestPostgres {
     /// Superuser conninfo of the server.
-    static let server: Result<String, Error> = {
+    public static let server: Result<String, Error> = {
         if let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty {
             return .success("dbname='\(url)'")
         }
@@ -30,7 +30,7 @@ enum TestPostgres {
     nonisolated(unsafe) static var embedded: EmbeddedPostgres?
 
     /// Creates an empty database with a unique name and returns its conninfo.
-    static func emptyDatabase() throws -> String {
+    public static func emptyDatabase() throws -> String {
         let base = try server.get()
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
         let admin = try PGConnection(base)
@@ -40,7 +40,7 @@ enum TestPostgres {
     }
 
     /// A new database with the migrations applied and the seed banks loaded.
-    static func migratedDatabase(seed: Bool = true) throws -> String {
+    public static func migratedDatabase(seed: Bool = true) throws -> String {
         let conninfo = try emptyDatabase()
         let connection = try PGConnection(conninfo)
         defer { connection.close() }

@@ -1,0 +1,182 @@
+import CLibWebSockets
+import Foundation
+import Synchronization
+
+/// One libwebsockets client context and its service thread, shared by many
+/// ``DuelClient`` connections (a load-test process holds thousands).
+///
+/// Other threads talk to the loop only through its command list and
+/// `lws_cancel_service`; all lws calls happen on the loop's thread.
+public final class ClientLoop: @unchecked Sendable {
+    enum Command {
+        case connect(DuelClient)
+        case send(DuelClient, [UInt8], binary: Bool)
+        case close(DuelClient)
+    }
+
+    private var context: OpaquePointer?
+    private let protocols: UnsafeMutablePointer<lws_protocols>
+    private let name: UnsafeMutablePointer<CChar>
+    private let commands = Mutex<[Command]>([])
+    private let running = Mutex(true)
+    private let finished = DispatchSemaphore(value: 0)
+    // Loop-thread state.
+    fileprivate var clients: [UInt64: (client: DuelClient, wsi: OpaquePointer?)] = [:]
+
+    /// The process-wide loop most callers want.
+    public static let shared: ClientLoop = try! ClientLoop()
+
+    public init() throws {
+        lws_set_log_level(Int32(LLL_ERR), nil)
+        name = strdup("duel.v1")
+        protocols = .allocate(capacity: 2)
+        protocols.initialize(repeating: lws_protocols(), count: 2)
+        protocols[0].name = UnsafePointer(name)
+        protocols[0].callback = clientCallback
+        protocols[0].rx_buffer_size = 8_192
+        let created = quizduel_lws_create_client_context(protocols, nil)
+        guard let created else { throw DuelClientError.connectFailed("cannot create a libwebsockets context") }
+        context = created
+        Self.register(self, for: created)
+        let thread = Thread { [self] in
+            while running.withLock({ $0 }) {
+                if lws_service(context, 0) < 0 { break }
+            }
+            finished.signal()
+        }
+        thread.name = "duel-client"
+        thread.start()
+    }
+
+    deinit {
+        protocols.deallocate()
+        free(name)
+    }
+
+    /// Stops the loop and drops every connection.
+    public func shutdown() {
+        running.withLock { $0 = false }
+        lws_cancel_service(context)
+        finished.wait()
+        lws_context_destroy(context)
+        context = nil
+    }
+
+    func enqueue(_ command: Command) {
+        commands.withLock { $0.append(command) }
+        if let context { lws_cancel_service(context) }
+    }
+
+    // MARK: loop thread
+
+    private func runCommands() {
+        let pending = commands.withLock { list in defer { list.removeAll() }; return list }
+        for command in pending {
+            switch command {
+            case .connect(let client):
+                let endpoint = client.endpoint
+                let wsi = endpoint.host.withCString { host in
+                    endpoint.path.withCString { path in
+                        quizduel_lws_client_connect(
+                            context, host, Int32(endpoint.port), path, host, "duel.v1",
+                            UnsafeMutableRawPointer(bitPattern: UInt(client.id)))
+                    }
+                }
+                if wsi == nil {
+                    client.didClose(code: nil, reason: "connect failed")
+                } else {
+                    clients[client.id] = (client, wsi)
+                }
+            case .send(let client, let bytes, let binary):
+                guard let wsi = clients[client.id]?.wsi else { continue }
+                client.outgoing.append((bytes, binary))
+                lws_callback_on_writable(wsi)
+            case .close(let client):
+                guard let wsi = clients[client.id]?.wsi else { continue }
+                client.wantsClose = true
+                lws_callback_on_writable(wsi)
+            }
+        }
+    }
+
+    fileprivate func callback(
+        _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ length: Int
+    ) -> Int32 {
+        if reason == LWS_CALLBACK_EVENT_WAIT_CANCELLED {
+            runCommands()
+            return 0
+        }
+        let id = UInt64(UInt(bitPattern: lws_get_opaque_user_data(wsi)))
+        guard let client = clients[id]?.client else { return 0 }
+        switch reason {
+        case LWS_CALLBACK_CLIENT_ESTABLISHED:
+            client.didOpen()
+            if !client.outgoing.isEmpty || client.wantsClose { lws_callback_on_writable(wsi) }
+        case LWS_CALLBACK_CLIENT_RECEIVE:
+            if lws_is_first_fragment(wsi) != 0 { client.partial.removeAll(keepingCapacity: true) }
+            if let input, length > 0 {
+                client.partial.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+            }
+            if lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0 {
+                client.didReceive(client.partial)
+                client.partial = []
+            }
+        case LWS_CALLBACK_CLIENT_WRITEABLE:
+            if !client.outgoing.isEmpty {
+                let (bytes, binary) = client.outgoing.removeFirst()
+                let pre = quizduel_lws_pre()
+                var buffer = [UInt8](repeating: 0, count: pre) + bytes
+                let written = buffer.withUnsafeMutableBufferPointer { pointer in
+                    lws_write(wsi, pointer.baseAddress! + pre, bytes.count, binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT)
+                }
+                if written < bytes.count { return -1 }
+            }
+            if !client.outgoing.isEmpty {
+                lws_callback_on_writable(wsi)
+            } else if client.wantsClose {
+                lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, nil, 0)
+                return -1
+            }
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            if let input, length >= 2 {
+                let bytes = input.assumingMemoryBound(to: UInt8.self)
+                client.peerCloseCode = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+            }
+        case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+            let reason = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection error"
+            clients[id] = nil
+            client.didClose(code: nil, reason: reason)
+        case LWS_CALLBACK_CLIENT_CLOSED:
+            clients[id] = nil
+            client.didClose(code: client.peerCloseCode ?? 1006, reason: "closed")
+        default:
+            break
+        }
+        return 0
+    }
+
+    // lws gives the callback only the wsi; its context leads back to the loop.
+    nonisolated(unsafe) private static var loops: [OpaquePointer: Unmanaged<ClientLoop>] = [:]
+    private static let loopsLock = NSLock()
+
+    private static func register(_ loop: ClientLoop, for context: OpaquePointer) {
+        loopsLock.lock()
+        loops[context] = Unmanaged.passUnretained(loop)
+        loopsLock.unlock()
+    }
+
+    fileprivate static func loop(for context: OpaquePointer?) -> ClientLoop? {
+        guard let context else { return nil }
+        loopsLock.lock()
+        defer { loopsLock.unlock() }
+        return loops[context]?.takeUnretainedValue()
+    }
+}
+
+private func clientCallback(
+    _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+    _ input: UnsafeMutableRawPointer?, _ length: Int
+) -> Int32 {
+    guard let loop = ClientLoop.loop(for: lws_get_context(wsi)) else { return 0 }
+    return loop.callback(wsi, reason, input, length)
+}

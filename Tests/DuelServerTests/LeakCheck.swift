@@ -1,0 +1,45 @@
+import DuelCore
+import Testing
+
+/// Rule 10 over a whole transcript: before a question's reveal, no frame to a
+/// player holds its correct choice or the opponent's pick.
+func checkNothingLeaks(_ transcript: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+    for frame in transcript {
+        guard let message = try? JSONParser.parse(frame) else {
+            Issue.record("unparseable frame \(frame)", sourceLocation: sourceLocation)
+            continue
+        }
+        guard let record = message["record"], message["table"] == "duels" else {
+            // Replies: an answer's reply tells only the author's own verdict.
+            if let data = message["data"], data["correct"] != nil {
+                #expect(data["correct_choice"] == nil, sourceLocation: sourceLocation)
+            }
+            continue
+        }
+        let state = record["state"]?.string ?? ""
+        if state == "countdown" || state == "question" {
+            #expect(record["reveal"] == .null, "reveal before the reveal: \(frame)", sourceLocation: sourceLocation)
+        }
+        if let reveal = record["reveal"], reveal != .null {
+            #expect(reveal["question_index"] == record["question_index"], sourceLocation: sourceLocation)
+        }
+        #expect(record["question"]?["correct_choice"] == nil, sourceLocation: sourceLocation)
+        if case .array(let answers)? = record["answers"] {
+            for answer in answers {
+                if case .object(let fields) = answer {
+                    #expect(fields.pairs.map(\.key).sorted() == ["at_ms", "correct", "player"], "\(frame)",
+                            sourceLocation: sourceLocation)
+                }
+            }
+        }
+    }
+}
+
+/// Every duel event in a transcript, checked for gap-free seq from 1; returns them.
+func duelEvents(_ transcript: [String], duel: String, sourceLocation: SourceLocation = #_sourceLocation) -> [JSONValue] {
+    let events = transcript.compactMap { try? JSONParser.parse($0) }.filter { $0["duel_id"] == .string(duel) }
+    let seqs = events.compactMap { $0["seq"]?.integer }
+    #expect(seqs == Array(1...Int64(max(1, seqs.count))).prefix(seqs.count).map { $0 }, "seq not gap-free: \(seqs)",
+            sourceLocation: sourceLocation)
+    return events
+}

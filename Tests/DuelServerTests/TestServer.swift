@@ -1,0 +1,183 @@
+import DuelClient
+import DuelCore
+import DuelServer
+import DuelStore
+import Foundation
+import Logging
+import TestSupport
+
+/// A real duel server for the tests: in this process (``start(_:)``) or as a
+/// separate `duel-server` process (``spawn(conninfo:port:)``, which a test can
+/// SIGKILL), always on a fresh database of the test Postgres.
+final class TestServer: @unchecked Sendable {
+    let conninfo: String
+    let port: Int
+    private var server: DuelServer?
+    private var process: Process?
+
+    var url: String { "ws://127.0.0.1:\(port)/duel" }
+
+    /// Short durations so whole duels take a second or two.
+    static func fastRules() -> ServerConfiguration {
+        var config = ServerConfiguration()
+        config.host = "127.0.0.1"
+        config.duel = DuelConfiguration(
+            countdownMs: 100, answerWindowMs: 1_500, revealMs: 100, abandonAfterMs: 4_000, questionCount: 3)
+        config.matchIntervalMs = 50
+        config.sweepIntervalMs = 200
+        config.databaseConnections = 4
+        return config
+    }
+
+    private init(conninfo: String, port: Int) {
+        self.conninfo = conninfo
+        self.port = port
+    }
+
+    static func start(_ tweak: (inout ServerConfiguration) -> Void = { _ in }) throws -> TestServer {
+        var config = fastRules()
+        tweak(&config)
+        let conninfo = try config.databaseURL ?? TestPostgres.migratedDatabase(seed: true)
+        config.databaseURL = conninfo
+        config.port = freePort()
+        var logger = Logger(label: "test-server")
+        logger.logLevel = .warning
+        let server = DuelServer(configuration: config, logger: logger)
+        try server.start()
+        let test = TestServer(conninfo: conninfo, port: config.port)
+        test.server = server
+        return test
+    }
+
+    /// Runs the `duel-server` executable built next to the tests.
+    static func spawn(conninfo: String? = nil, port: Int? = nil) throws -> TestServer {
+        let conninfo = try conninfo ?? TestPostgres.migratedDatabase(seed: true)
+        let port = port ?? freePort()
+        let process = Process()
+        process.executableURL = productsDirectory.appendingPathComponent("duel-server")
+        process.arguments = [
+            "--host", "127.0.0.1", "--port", String(port), "--countdown-ms", "100", "--answer-ms", "1500",
+            "--reveal-ms", "100", "--abandon-ms", "4000", "--questions", "3", "--db-connections", "4", "--log-level", "warning",
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["DATABASE_URL"] = conninfo
+        environment["QUIZDUEL_SQL_DIR"] = SQLFiles.directory().path
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let test = TestServer(conninfo: conninfo, port: port)
+        test.process = process
+        // Ready when the port accepts connections.
+        for _ in 0..<200 {
+            if canConnect(port: port) { return test }
+            usleep(50_000)
+        }
+        process.terminate()
+        throw DuelClientError.connectFailed("duel-server did not start on port \(port)")
+    }
+
+    func stop() {
+        server?.stop()
+        server = nil
+        if let process, process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    /// Kills the spawned process at once, as a crash would.
+    func kill() {
+        guard let process else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func database() throws -> PGConnection {
+        try PGConnection(conninfo)
+    }
+
+    /// The directory holding the test bundle and the executables SwiftPM built.
+    static var productsDirectory: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug")
+    }
+
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func canConnect(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+}
+
+/// A player at a client: signs up on connect, and helpers for the common steps.
+struct TestPlayer {
+    let client: DuelClient
+    let id: PlayerID
+    let token: String
+    let username: String
+
+    static func signUp(_ url: String, _ name: String = "p\(UInt32.random(in: 0...UInt32.max))") async throws -> TestPlayer {
+        let client = try DuelClient(url: url)
+        try await client.connect()
+        let reply = try await client.request("signup", ["username": .string(name), "password": "correct horse battery"])
+        guard let id = reply["data"]?["player"]?["id"]?.string, let token = reply["data"]?["token"]?.string else {
+            throw DuelClientError.connectFailed("signup failed: \(reply.serialized)")
+        }
+        return TestPlayer(client: client, id: id, token: token, username: name)
+    }
+
+    /// A second connection of the same player, authenticated with the token.
+    func reconnect(_ url: String) async throws -> (TestPlayer, JSONValue) {
+        let client = try DuelClient(url: url)
+        try await client.connect()
+        let reply = try await client.request("auth", ["token": .string(token)])
+        return (TestPlayer(client: client, id: id, token: token, username: username), reply)
+    }
+}
+
+/// Two players queued for one bank, paired, both at their `init` event.
+func startDuel(_ url: String, bank: String = "world-capitals") async throws -> (TestPlayer, TestPlayer, String) {
+    let a = try await TestPlayer.signUp(url)
+    let b = try await TestPlayer.signUp(url)
+    _ = try await a.client.request("queue", ["bank": .string(bank)])
+    _ = try await b.client.request("queue", ["bank": .string(bank)])
+    guard let initA = await a.client.nextEvent("init"), let initB = await b.client.nextEvent("init"),
+          let duel = initA["duel_id"]?.string, initB["duel_id"]?.string == duel
+    else { throw DuelClientError.timeout("init") }
+    return (a, b, duel)
+}
+
+/// The correct choice of question `index` of a duel, read from the database as
+/// only a test may (the server never tells before the reveal).
+func correctChoice(_ server: TestServer, duel: String, index: Int) throws -> Int {
+    let db = try server.database()
+    defer { db.close() }
+    return try db.query("""
+        SELECT q.correct_choice FROM duel_questions dq JOIN questions q ON q.id = dq.question_id
+         WHERE dq.duel_id = \(duel)::uuid AND dq.question_index = \(index)
+        """)[0].int("correct_choice")
+}
