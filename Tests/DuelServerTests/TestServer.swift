@@ -181,3 +181,30 @@ func correctChoice(_ server: TestServer, duel: String, index: Int) throws -> Int
          WHERE dq.duel_id = \(duel)::uuid AND dq.question_index = \(index)
         """)[0].int("correct_choice")
 }
+
+/// A plain HTTP/1.1 GET over a socket (Foundation's URL loading is not in core Foundation on Linux).
+func httpGet(port: Int, _ path: String) -> (status: Int, body: String) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    let connected = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { return (0, "") }
+    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+    var response: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = recv(fd, &buffer, buffer.count, 0)
+        if count <= 0 { break }
+        response += buffer[0..<count]
+    }
+    let text = String(decoding: response, as: UTF8.self)
+    let status = text.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+    let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+    return (status, body)
+}

@@ -35,7 +35,7 @@ extension ClientRequest {
             guard case .string(let name) = op else { throw ProtocolError.badField("op", "must be a string") }
             return .success(RequestEnvelope(ref: ref, request: try decode(op: name, fields)))
         } catch let error as ProtocolError {
-            return .failure(RequestDecodingFailure(ref: ref, error: error))
+            return .failure(RequestDecodingFailure(ref: ref, error: error, op: object["op"]?.string))
         } catch {
             return .failure(RequestDecodingFailure(ref: ref, error: ProtocolError(.internal)))
         }

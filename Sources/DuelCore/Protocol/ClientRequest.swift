@@ -58,11 +58,11 @@ public enum ClientRequest: Sendable, Equatable {
 
     /// Whether the op is allowed before authentication.
     public var allowedAnonymously: Bool {
-        switch self {
-        case .signup, .login, .auth, .banks: true
-        default: false
-        }
+        Self.anonymousOps.contains(op)
     }
+
+    /// The ops accepted before authentication.
+    public static let anonymousOps: Set<String> = ["signup", "login", "auth", "banks"]
 }
 
 /// A decoded client message: its ref and request.
@@ -76,4 +76,7 @@ public struct RequestDecodingFailure: Error, Sendable, Equatable {
     /// The message's ref when it could be read, so the error reply can carry it.
     public let ref: RequestRef?
     public let error: ProtocolError
+    /// The `op` when it was a string, so that an unauthenticated client asking for
+    /// an op that needs a login hears `unauthorized` first, whatever its fields.
+    public var op: String? = nil
 }

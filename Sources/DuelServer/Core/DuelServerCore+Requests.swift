@@ -21,7 +21,12 @@ extension DuelServerCore {
         let envelope: RequestEnvelope
         switch ClientRequest.decode(text) {
         case .failure(let failure):
-            fail(connection, failure.ref, failure.error)
+            if connection.player == nil, let op = failure.op, ClientRequest.ops.contains(op),
+               !ClientRequest.anonymousOps.contains(op) {
+                fail(connection, failure.ref, ProtocolError(.unauthorized))
+            } else {
+                fail(connection, failure.ref, failure.error)
+            }
             return
         case .success(let decoded):
             envelope = decoded

@@ -82,7 +82,8 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
             if databaseHealthy.ok && fresh {
                 return .text(200, #"{"status":"ok","database":"ok"}"#, type: "application/json")
             }
-            let reason = fresh ? databaseHealthy.reason : "database not checked for \((now - databaseHealthy.atMs) / 1_000) s"
+            let reason = databaseHealthy.atMs == 0 ? "starting"
+                : fresh ? databaseHealthy.reason : "database not checked for \((now - databaseHealthy.atMs) / 1_000) s"
             return .text(503, JSONValue.object(["status": "unavailable", "reason": .string(reason)]).serialized,
                          type: "application/json")
         case "/metrics":

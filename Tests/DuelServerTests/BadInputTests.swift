@@ -1,0 +1,155 @@
+import DuelClient
+import DuelCore
+import Foundation
+import Testing
+
+/// Every class of bad input gets its documented error or close code, changes nothing,
+/// and leaves the server up.
+@Suite(.serialized) struct BadInputTests {
+    let server: TestServer
+
+    init() throws {
+        server = try TestServer.start()
+    }
+
+    func raw(_ client: DuelClient, _ text: String) async -> JSONValue? {
+        client.sendRaw(text)
+        return await client.next(timeout: .seconds(5))
+    }
+
+    @Test func malformedMessagesGetTheirErrorCodes() async throws {
+        defer { server.stop() }
+        let client = try DuelClient(url: server.url)
+        try await client.connect()
+        #expect(await raw(client, "{nope")?["code"] == "bad_json")
+        #expect(await raw(client, "[1,2]")?["code"] == "bad_json")
+        #expect(await raw(client, #"{"op":"fly","ref":3}"#) == .object([
+            "op": "error", "ref": 3, "code": "unknown_op", "message": "unknown op 'fly'",
+        ]))
+        #expect(await raw(client, #"{"op":"queue","ref":"x"}"#)?["code"] == "unauthorized")
+        #expect(await raw(client, #"{"op":"signup","username":5,"password":"long enough"}"#)?["code"] == "bad_request")
+        #expect(await raw(client, #"{"op":"signup","username":"shorty","password":"short"}"#)?["code"] == "weak_password")
+        #expect(await raw(client, #"{"op":"login","username":"nobody","password":"whatever1"}"#)?["code"] == "bad_credentials")
+        #expect(await raw(client, #"{"op":"auth","token":"0000"}"#)?["code"] == "unauthorized")
+        let banks = await raw(client, #"{"op":"banks"}"#)
+        #expect(banks?["data"]?["banks"].map { if case .array(let l) = $0 { l.count } else { 0 } } == 3)
+        #expect(!client.isClosed)
+    }
+
+    @Test func oversizedAndBinaryFramesClose() async throws {
+        defer { server.stop() }
+        let big = try DuelClient(url: server.url)
+        try await big.connect()
+        big.sendRaw(#"{"op":"banks","pad":""# + String(repeating: "x", count: 5_000) + #""}"#)
+        #expect(await big.waitClosed() == 1009)
+        let binary = try DuelClient(url: server.url)
+        try await binary.connect()
+        binary.sendRaw([0x7B, 0x7D], binary: true)
+        #expect(await binary.waitClosed() == 1003)
+        // A message of exactly 4096 bytes is still fine.
+        let edge = try DuelClient(url: server.url)
+        try await edge.connect()
+        let head = #"{"op":"banks","pad":""#, tail = #""}"#
+        edge.sendRaw(head + String(repeating: "y", count: 4_096 - head.utf8.count - tail.utf8.count) + tail)
+        #expect(await edge.next(timeout: .seconds(5))?["ok"] == true)
+    }
+
+    @Test func aFloodIsRateLimitedThenClosed() async throws {
+        defer { server.stop() }
+        let client = try DuelClient(url: server.url)
+        try await client.connect()
+        for _ in 0..<400 { client.sendRaw(#"{"op":"nope"}"#) }
+        #expect(await client.waitClosed(timeout: .seconds(10)) == 1008)
+        #expect(client.transcript.contains { $0.contains("rate_limited") })
+    }
+
+    @Test func duelAbuseChangesNothing() async throws {
+        defer { server.stop() }
+        let (a, b, duel) = try await startDuel(server.url)
+        let eve = try await TestPlayer.signUp(server.url)
+        guard await a.client.nextEvent("question") != nil else { throw DuelClientError.timeout("question") }
+        let db = try server.database()
+        defer { db.close() }
+        func state() throws -> String {
+            try db.query("SELECT engine::text AS e FROM duels WHERE id = \(duel)::uuid")[0].string("e")
+        }
+        let before = try state()
+        // Another player's duel, an unknown duel, a malformed id, a wrong question, a bad choice.
+        #expect(try await eve.client.request("answer", ["duel_id": .string(duel), "question_index": 0, "choice": 0])["code"] == "not_in_duel")
+        #expect(try await a.client.request("answer", ["duel_id": .string(UUID().uuidString.lowercased()), "question_index": 0, "choice": 0])["code"] == "unknown_duel")
+        #expect(try await a.client.request("answer", ["duel_id": "'; DROP TABLE duels; --", "question_index": 0, "choice": 0])["code"] == "unknown_duel")
+        #expect(try await a.client.request("answer", ["duel_id": .string(duel), "question_index": 1, "choice": 0])["code"] == "wrong_question")
+        #expect(try await a.client.request("answer", ["duel_id": .string(duel), "question_index": 0, "choice": 9])["code"] == "bad_request")
+        #expect(try await eve.client.request("resume", ["duel_id": .string(duel), "after_seq": 0])["code"] == "not_in_duel")
+        #expect(try await eve.client.request("forfeit", ["duel_id": .string(duel)])["code"] == "not_in_duel")
+        #expect(try await a.client.request("queue", ["bank": "world-capitals"])["code"] == "in_duel")
+        #expect(try state() == before)
+        // A forged score or time in the message is ignored: the server's clock and rules decide.
+        let wrong = (try correctChoice(server, duel: duel, index: 0) + 1) % 4
+        let forged = try await a.client.request("answer", [
+            "duel_id": .string(duel), "question_index": 0, "choice": .number(wrong),
+            "points": 200, "score": 9_999, "at_ms": 0, "correct": true,
+        ])
+        #expect(forged["data"] == .object(["correct": false, "points": 0]))
+        // Replaying the same answer.
+        #expect(try await a.client.request("answer", ["duel_id": .string(duel), "question_index": 0, "choice": .number(wrong)])["code"] == "already_answered")
+        let scores = try db.query("SELECT sum(points) AS p FROM duel_answers WHERE duel_id = \(duel)::uuid")[0].int("p")
+        #expect(scores == 0)
+        _ = b
+    }
+
+    @Test func aThousandRandomFramesLeaveTheServerUpAndTheDuelsUntouched() async throws {
+        defer { server.stop() }
+        let (a, _, duel) = try await startDuel(server.url)
+        let db = try server.database()
+        defer { db.close() }
+        let answersBefore = try db.query("SELECT count(*) AS n FROM duel_answers")[0].int("n")
+        var generator = SystemRandomNumberGenerator()
+        let pieces = [
+            "{", "}", "[", "]", "\"op\"", ":", ",", "\"answer\"", "\"duel_id\"", "\"\(duel)\"", "\"question_index\"",
+            "0", "1", "-1", "1e99", "null", "true", "\"choice\"", "\"ref\"", "\"banks\"", "\\u0000", "é", "\u{FFFF}",
+        ]
+        let fuzzers = try await (0..<4).asyncMap { _ in try await TestPlayer.signUp(server.url) }
+        for index in 0..<1_000 {
+            let count = Int.random(in: 0...12, using: &generator)
+            let frame = (0..<count).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            fuzzers[index % 4].client.sendRaw(frame)
+            if index % 50 == 49 { try await Task.sleep(for: .milliseconds(120)) }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        for fuzzer in fuzzers {
+            // Every frame got an error or a reply; none crashed the server.
+            #expect(!fuzzer.client.isClosed)
+            let replies = try await fuzzer.client.request("banks")
+            #expect(replies["ok"] == true)
+        }
+        #expect(try db.query("SELECT count(*) AS n FROM duel_answers")[0].int("n") == answersBefore)
+        _ = a
+        #expect(httpGet(port: server.port, "/healthz").status == 200)
+    }
+
+    @Test func httpEndpointsAnswer() async throws {
+        defer { server.stop() }
+        // Ready once the first database check (every second) has run.
+        for _ in 0..<40 where httpGet(port: server.port, "/healthz").status != 200 {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let metrics = httpGet(port: server.port, "/metrics").body
+        #expect(metrics.contains("quizduel_connections"))
+        #expect(metrics.contains("quizduel_answer_seconds_bucket"))
+        #expect(metrics.contains("quizduel_queue_length{bank=\"world-capitals\"}"))
+        let health = httpGet(port: server.port, "/healthz")
+        #expect(health.status == 200)
+        #expect(health.body == #"{"status":"ok","database":"ok"}"#)
+        #expect(httpGet(port: server.port, "/../etc/passwd").status == 404 || httpGet(port: server.port, "/../etc/passwd").status == 403)
+        #expect(httpGet(port: server.port, "/nope.html").status == 404)
+    }
+}
+
+extension Sequence {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var values: [T] = []
+        for element in self { values.append(try await transform(element)) }
+        return values
+    }
+}

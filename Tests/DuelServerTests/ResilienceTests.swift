@@ -1,0 +1,80 @@
+import DuelClient
+import DuelCore
+import Foundation
+import Testing
+
+/// Crashes, restarts and several instances on one database.
+@Suite(.serialized) struct ResilienceTests {
+    @Test func aDuelSurvivesSIGKILLAndARestart() async throws {
+        let first = try TestServer.spawn()
+        let (a, b, duel) = try await startDuel(first.url)
+        guard await a.client.nextEvent("question") != nil else { throw DuelClientError.timeout("question") }
+        let correct = try correctChoice(first, duel: duel, index: 0)
+        let answered = try await a.client.request("answer", [
+            "duel_id": .string(duel), "question_index": 0, "choice": .number(correct),
+        ])
+        #expect(answered["data"]?["correct"] == true)
+        first.kill()
+        #expect(await a.client.waitClosed() != nil)
+        // The acknowledged answer is in Postgres; a new process on the same database picks the duel up.
+        let second = try TestServer.spawn(conninfo: first.conninfo, port: first.port)
+        defer { second.stop() }
+        let (a2, authA) = try await a.reconnect(second.url)
+        let (b2, _) = try await b.reconnect(second.url)
+        #expect(authA["data"]?["duel"]?["id"] == .string(duel))
+        let lastSeen = duelEvents(a.client.transcript, duel: duel).count
+        _ = try await a2.client.request("resume", ["duel_id": .string(duel), "after_seq": .number(lastSeen)])
+        guard let complete = await a2.client.nextEvent("complete", timeout: .seconds(30)),
+              await b2.client.nextEvent("complete", timeout: .seconds(30)) != nil
+        else { throw DuelClientError.timeout("complete after restart") }
+        let points = complete["record"]?["players"].flatMap { players -> Int64? in
+            if case .array(let list) = players { return list.first { $0["id"] == .string(a.id) }?["score"]?.integer }
+            return nil
+        }
+        #expect((points ?? 0) >= 110)
+        let db = try second.database()
+        defer { db.close() }
+        #expect(try db.query("SELECT count(*) AS n FROM rating_history WHERE duel_id = \(duel)::uuid")[0].int("n") == 2)
+        #expect(try db.query("SELECT sum(games) AS n FROM ratings")[0].int("n") == 2)
+        let all = duelEvents(a.client.transcript, duel: duel).compactMap { $0["seq"]?.integer }
+            + a2.client.transcript.compactMap { try? JSONParser.parse($0) }.filter { $0["duel_id"] == .string(duel) }
+                .compactMap { $0["seq"]?.integer }
+        #expect(all == Array(1...Int64(all.count)))
+    }
+
+    @Test func twoInstancesOnOneDatabasePlayOneDuel() async throws {
+        let one = try TestServer.start()
+        defer { one.stop() }
+        let two = try TestServer.start { $0.databaseURL = one.conninfo }
+        defer { two.stop() }
+        let a = try await TestPlayer.signUp(one.url)
+        let b = try await TestPlayer.signUp(two.url)
+        _ = try await a.client.request("queue", ["bank": "chemical-elements"])
+        _ = try await b.client.request("queue", ["bank": "chemical-elements"])
+        guard let initA = await a.client.nextEvent("init"), let duel = initA["duel_id"]?.string,
+              await b.client.nextEvent("init") != nil
+        else { throw DuelClientError.timeout("init across instances") }
+        for index in 0..<3 {
+            guard await a.client.nextEvent("question") != nil, await b.client.nextEvent("question") != nil else {
+                throw DuelClientError.timeout("question \(index)")
+            }
+            let correct = try correctChoice(one, duel: duel, index: index)
+            // Alternate who answers, so both instances write.
+            let player = index % 2 == 0 ? a : b
+            let reply = try await player.client.request("answer", [
+                "duel_id": .string(duel), "question_index": .number(index), "choice": .number(correct),
+            ])
+            #expect(reply["data"]?["correct"] == true)
+            let other = index % 2 == 0 ? b : a
+            #expect(await other.client.nextEvent("answered") != nil)
+        }
+        guard await a.client.nextEvent("complete") != nil, await b.client.nextEvent("complete") != nil else {
+            throw DuelClientError.timeout("complete")
+        }
+        for player in [a, b] {
+            let kinds = duelEvents(player.client.transcript, duel: duel).map { $0["event"]?.string ?? "" }
+            #expect(kinds.first == "init" && kinds.last == "complete" && kinds.count == 11, "\(kinds)")
+            checkNothingLeaks(player.client.transcript)
+        }
+    }
+}
