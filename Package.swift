@@ -9,11 +9,13 @@ let package = Package(
         .library(name: "DuelServer", targets: ["DuelServer"]),
         .library(name: "DuelClient", targets: ["DuelClient"]),
         .executable(name: "duel-server", targets: ["duel-server"]),
+        .executable(name: "duel-bots", targets: ["duel-bots"]),
     ],
     dependencies: [
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // C libraries, fenced: only the thin wrapper files import these.
@@ -38,6 +40,15 @@ let package = Package(
         ),
         // A client of the protocol on libwebsockets, for tests and bots.
         .target(name: "DuelClient", dependencies: ["DuelCore", "CLibWebSockets"]),
+        // Load-test bots that play by the rules and measure (library, so tests can run a fleet).
+        .target(
+            name: "DuelBots",
+            dependencies: ["DuelClient", "DuelCore", .product(name: "Histogram", package: "hdrhistogram-swift")]
+        ),
+        .executableTarget(
+            name: "duel-bots",
+            dependencies: ["DuelBots", "DuelCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(
             name: "duel-server",
             dependencies: [
@@ -58,7 +69,7 @@ let package = Package(
         .testTarget(name: "DuelStoreTests", dependencies: ["DuelStore", "DuelCore", "TestSupport"]),
         .testTarget(
             name: "DuelServerTests",
-            dependencies: ["DuelServer", "DuelClient", "DuelStore", "DuelCore", "TestSupport"]
+            dependencies: ["DuelServer", "DuelClient", "DuelBots", "DuelStore", "DuelCore", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,28 @@
+/// What a bot run does (the `duel-bots` flags).
+public struct BotConfiguration: Sendable {
+    public var url = "ws://127.0.0.1:8080/duel"
+    public var bots = 10
+    public var bank = "world-capitals"
+    /// Stop after this long (seconds), or after `duels` duels, whichever comes first.
+    public var durationSeconds: Double = 30
+    public var duels: Int?
+    /// Think time before answering, uniformly drawn in this range (ms).
+    public var thinkMs: ClosedRange<Int> = 0...0
+    /// Chance of answering with the correct choice when the bots know it (they learn it from reveals).
+    public var accuracy = 0.7
+    /// New connections per second.
+    public var rampPerSecond = 200.0
+    /// Only connect, sign up and stay idle (the connections scenario).
+    public var idle = false
+    public var runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+
+    public init() {}
+}
+
+/// A think-time spec: `0`, `500`, or `500..4000`.
+public func parseThink(_ text: String) -> ClosedRange<Int>? {
+    let parts = text.split(separator: ".", omittingEmptySubsequences: true)
+    if parts.count == 1, let value = Int(parts[0]) { return value...value }
+    if parts.count == 2, let low = Int(parts[0]), let high = Int(parts[1]), low <= high { return low...high }
+    return nil
+}

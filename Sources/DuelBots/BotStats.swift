@@ -1,0 +1,88 @@
+import DuelCore
+import Foundation
+import Histogram
+import Synchronization
+
+/// Counters and latency histograms shared by every bot of a run.
+public final class BotStats: Sendable {
+    struct State {
+        var connected = 0
+        var waiting = 0
+        var inDuel = 0
+        var duelsDone = 0
+        var answers = 0
+        var errors: [String: Int] = [:]
+        var violations: [String: Int] = [:]
+        var timeToMatch = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+        var answerToReply = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+        var answerToOpponent = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+        var revealLateness = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+        /// When each answer was sent, for the opponent's `answered` latency: "duel/index/player" → µs.
+        var sentAt: [String: UInt64] = [:]
+        /// Correct choices learned from reveals, by question id.
+        var knowledge: [Int64: Int] = [:]
+    }
+
+    let state = Mutex(State())
+
+    public init() {}
+
+    func update(_ body: (inout State) -> Void) {
+        state.withLock { body(&$0) }
+    }
+
+    func error(_ code: String) { update { $0.errors[code, default: 0] += 1 } }
+    func violation(_ what: String) { update { $0.violations[what, default: 0] += 1 } }
+
+    /// One progress line.
+    public func progress(elapsed: Double) -> String {
+        state.withLock { s in
+            "t=\(Int(elapsed))s connected=\(s.connected) waiting=\(s.waiting) in_duel=\(s.inDuel) "
+                + "duels=\(s.duelsDone) answers=\(s.answers) errors=\(s.errors.values.reduce(0, +)) "
+                + "violations=\(s.violations.values.reduce(0, +))"
+        }
+    }
+
+    public var duelsDone: Int { state.withLock { $0.duelsDone } }
+
+    /// The final report as JSON: counts and percentiles in milliseconds.
+    public func report(configuration: BotConfiguration, elapsed: Double) -> JSONValue {
+        state.withLock { s in
+            func summary(_ h: Histogram<UInt64>) -> JSONValue {
+                func ms(_ us: UInt64) -> JSONValue { .double((Double(us) / 10).rounded() / 100) }
+                return .object([
+                    "count": .int(Int64(h.totalCount)),
+                    "p50_ms": ms(h.valueAtPercentile(50)), "p90_ms": ms(h.valueAtPercentile(90)),
+                    "p99_ms": ms(h.valueAtPercentile(99)), "max_ms": ms(h.totalCount == 0 ? 0 : h.max),
+                ])
+            }
+            return .object([
+                "bots": .number(configuration.bots),
+                "seconds": .double((elapsed * 10).rounded() / 10),
+                "duels": .number(s.duelsDone),
+                "answers": .number(s.answers),
+                "duels_per_second": .double((Double(s.duelsDone) / max(elapsed, 0.001) * 10).rounded() / 10),
+                "answers_per_second": .double((Double(s.answers) / max(elapsed, 0.001) * 10).rounded() / 10),
+                "errors": .object(JSONObject(s.errors.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })),
+                "violations": .object(JSONObject(s.violations.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })),
+                "time_to_match": summary(s.timeToMatch),
+                "answer_to_reply": summary(s.answerToReply),
+                "answer_to_opponent_answered": summary(s.answerToOpponent),
+                "reveal_lateness": summary(s.revealLateness),
+            ])
+        }
+    }
+}
+
+/// Microseconds on a monotonic clock shared by every bot of the process.
+func nowMicros() -> UInt64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return UInt64(spec.tv_sec) * 1_000_000 + UInt64(spec.tv_nsec) / 1_000
+}
+
+func wallMs() -> Int64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return Int64(spec.tv_sec) * 1_000 + Int64(spec.tv_nsec) / 1_000_000
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import DuelBots
+import DuelCore
+import Foundation
+
+/// `duel-bots`: load-test bots that play real duels against a server.
+@main
+struct DuelBotsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "duel-bots",
+        abstract: "Load-test bots: sign up, queue, play by the rules, queue again; report latencies and violations.")
+
+    @Option(help: "Server WebSocket URL.") var url = "ws://127.0.0.1:8080/duel"
+    @Option(help: "Number of bots.") var bots = 10
+    @Option(help: "Bank slug to queue for.") var bank = "world-capitals"
+    @Option(help: "Stop after this many seconds.") var duration: Double = 30
+    @Option(help: "Stop after this many duels (whichever comes first).") var duels: Int?
+    @Option(help: "Think time before answering in ms: 0, 500, or 500..4000.") var think = "0"
+    @Option(help: "Chance of answering correctly once a question's answer is known (bots learn from reveals).")
+    var accuracy = 0.7
+    @Option(help: "New connections per second.") var ramp = 200.0
+    @Flag(help: "Only connect and sign up, then stay idle (connection scenario).") var idle = false
+    @Flag(help: "Print the final report as JSON only.") var json = false
+
+    func run() async throws {
+        guard let thinkRange = parseThink(think) else { throw ValidationError("--think: use 0, 500 or 500..4000") }
+        var config = BotConfiguration()
+        config.url = url
+        config.bots = bots
+        config.bank = bank
+        config.durationSeconds = duration
+        config.duels = duels
+        config.thinkMs = thinkRange
+        config.accuracy = accuracy
+        config.rampPerSecond = ramp
+        config.idle = idle
+        let quiet = json
+        let report = await BotRunner(configuration: config).run { line in
+            if !quiet { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        }
+        print(report.serialized)
+        let violations: Int = {
+            if case .object(let object)? = report["violations"] { return object.pairs.count }
+            return 0
+        }()
+        if violations > 0 { throw ExitCode(2) }
+    }
+}
