@@ -80,15 +80,26 @@ struct Bot {
             $0.timeToMatch.record(matched)
         }
         defer { stats.update { $0.inDuel -= 1 } }
-        await play(client, me: me, duel: duel!)
+        await play(client, me: me, duel: duel!, until: deadline)
     }
 
-    private func play(_ client: DuelClient, me: String, duel: String) async {
+    private func play(_ client: DuelClient, me: String, duel: String, until deadline: ContinuousClock.Instant) async {
         var lastSeq = 1
         var seenAnswers = Set<String>()
         var pointsFromReveals: [String: Int64] = [:]
         var answeredIndex = -1
-        while let message = await client.next(timeout: .seconds(60)) {
+        while true {
+            if ContinuousClock.now >= deadline {
+                // The run is over: give the duel up so the opponent is not left waiting for deadlines.
+                _ = try? await client.request("forfeit", ["duel_id": .string(duel)], timeout: .seconds(5))
+                return
+            }
+            let wait = min(Duration.seconds(60), deadline - ContinuousClock.now + .milliseconds(1))
+            guard let received = await client.nextReceived(timeout: wait) else {
+                if client.isClosed || ContinuousClock.now < deadline { break }
+                continue
+            }
+            let message = received.message
             guard message["duel_id"] == .string(duel), let seq = message["seq"]?.integer else { continue }
             if Int(seq) != lastSeq + 1 { stats.violation("seq_gap") }
             lastSeq = Int(seq)
@@ -126,7 +137,7 @@ struct Bot {
                         guard let player = answer["player"]?.string, player != me else { continue }
                         let key = "\(duel)/\(index)/\(player)"
                         if seenAnswers.insert(key).inserted {
-                            let now = nowMicros()
+                            let now = received.receivedAtMicros
                             stats.update { state in
                                 if let sent = state.sentAt.removeValue(forKey: key) {
                                     state.answerToOpponent.record(now > sent ? now - sent : 0)
@@ -150,7 +161,9 @@ struct Bot {
                     if case .array(let answers)? = record["answers"] { return answers.count }
                     return 0
                 }()
-                let lateness = wallMs() - deadline
+                // Arrival on the wall clock: now minus how long the message waited to be read.
+                let waited = Int64((nowMicros() - received.receivedAtMicros) / 1_000)
+                let lateness = wallMs() - waited - deadline
                 stats.update { state in
                     state.knowledge[questionID] = Int(correct)
                     // Only reveals the deadline caused measure lateness.

@@ -21,7 +21,7 @@ public struct BotRunner: Sendable {
         let stats = self.stats
         let shouldStop: @Sendable () -> Bool = { target.map { stats.duelsDone >= $0 } ?? false }
         // One client loop per 5,000 connections keeps each lws thread's poll set moderate.
-        let loops = (0..<max(1, (configuration.bots + 4_999) / 5_000)).map { _ in try! ClientLoop() }
+        let loops = ClientLoop.loops(max(1, (configuration.bots + 4_999) / 5_000))
         let reporter = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
@@ -40,7 +40,6 @@ public struct BotRunner: Sendable {
         }
         reporter.cancel()
         let elapsed = (ContinuousClock.now - started).seconds
-        loops.forEach { $0.shutdown() }
         return stats.report(configuration: configuration, elapsed: elapsed)
     }
 }

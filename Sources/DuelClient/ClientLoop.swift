@@ -26,6 +26,18 @@ public final class ClientLoop: @unchecked Sendable {
     /// The process-wide loop most callers want.
     public static let shared: ClientLoop = try! ClientLoop()
 
+    private static let extra = Mutex<[ClientLoop]>([])
+
+    /// `count` process-wide loops (the first is ``shared``), created on first use and
+    /// never destroyed: destroying one lws context while others run in the same
+    /// process was seen to drop the other contexts' connections.
+    public static func loops(_ count: Int) -> [ClientLoop] {
+        extra.withLock { extra in
+            while extra.count < count - 1 { extra.append(try! ClientLoop()) }
+            return [shared] + extra.prefix(max(0, count - 1))
+        }
+    }
+
     public init() throws {
         lws_set_log_level(Int32(LLL_ERR), nil)
         name = strdup("duel.v1")

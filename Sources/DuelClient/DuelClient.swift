@@ -46,8 +46,8 @@ public final class DuelClient: @unchecked Sendable {
         var closeCode: UInt16?
         var opened: CheckedContinuation<Void, Error>?
         var replies: [String: CheckedContinuation<JSONValue, Error>] = [:]
-        var inbox: [JSONValue] = []
-        var waiter: CheckedContinuation<JSONValue?, Never>?
+        var inbox: [Received] = []
+        var waiter: CheckedContinuation<Received?, Never>?
         var transcript: [String] = []
         var nextRef = 0
     }
@@ -124,13 +124,25 @@ public final class DuelClient: @unchecked Sendable {
         sendRaw(Array(text.utf8))
     }
 
+    /// A message with the moment it arrived (monotonic clock, µs), for latency measurements
+    /// that must not include the time the reader took to get to it.
+    public struct Received: Sendable {
+        public let message: JSONValue
+        public let receivedAtMicros: UInt64
+    }
+
     /// The next message that was not a reply to a `request` (events, replies to raw sends),
     /// or nil after `timeout` or once closed and drained.
     public func next(timeout: Duration = .seconds(30)) async -> JSONValue? {
-        let message: JSONValue? = await withTaskGroup(of: JSONValue?.self) { group in
+        await nextReceived(timeout: timeout)?.message
+    }
+
+    /// ``next(timeout:)`` with the arrival time.
+    public func nextReceived(timeout: Duration = .seconds(30)) async -> Received? {
+        let message: Received? = await withTaskGroup(of: Received?.self) { group in
             group.addTask {
-                await withCheckedContinuation { (continuation: CheckedContinuation<JSONValue?, Never>) in
-                    let ready = self.state.withLock { state -> JSONValue?? in
+                await withCheckedContinuation { (continuation: CheckedContinuation<Received?, Never>) in
+                    let ready = self.state.withLock { state -> Received?? in
                         if !state.inbox.isEmpty { return .some(state.inbox.removeFirst()) }
                         if state.closed { return .some(nil) }
                         state.waiter = continuation
@@ -146,7 +158,7 @@ public final class DuelClient: @unchecked Sendable {
             let first = await group.next()!
             group.cancelAll()
             // Whoever lost: wake a still-parked waiter so the group can finish.
-            let parked = self.state.withLock { state -> CheckedContinuation<JSONValue?, Never>? in
+            let parked = self.state.withLock { state -> CheckedContinuation<Received?, Never>? in
                 defer { state.waiter = nil }
                 return state.waiter
             }
@@ -200,10 +212,14 @@ public final class DuelClient: @unchecked Sendable {
     }
 
     func didReceive(_ bytes: [UInt8]) {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let receivedAt = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
         let text = String(decoding: bytes, as: UTF8.self)
         let message = (try? JSONParser.parse(bytes)) ?? .object(["op": "unparseable", "text": .string(text)])
+        let received = Received(message: message, receivedAtMicros: receivedAt)
         var replyTo: CheckedContinuation<JSONValue, Error>?
-        var waiter: CheckedContinuation<JSONValue?, Never>?
+        var waiter: CheckedContinuation<Received?, Never>?
         state.withLock { state in
             state.transcript.append(text)
             if case .string(let ref)? = message["ref"], let continuation = state.replies.removeValue(forKey: ref) {
@@ -212,11 +228,11 @@ public final class DuelClient: @unchecked Sendable {
                 state.waiter = nil
                 waiter = parked
             } else {
-                state.inbox.append(message)
+                state.inbox.append(received)
             }
         }
         replyTo?.resume(returning: message)
-        waiter?.resume(returning: message)
+        waiter?.resume(returning: received)
     }
 
     func didClose(code: UInt16?, reason: String) {

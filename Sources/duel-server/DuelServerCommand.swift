@@ -34,7 +34,7 @@ struct DuelServerCommand: ParsableCommand {
     var maxPerAddress: Int?
     @Option(name: .customLong("messages-per-second"), help: "Per-connection message rate (default 20, burst 2x).")
     var messagesPerSecond: Double?
-    @Option(name: .customLong("db-connections"), help: "Database worker connections (default 8).") var dbConnections: Int?
+    @Option(name: .customLong("db-connections"), help: "Database worker connections (default 16).") var dbConnections: Int?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env LOG_LEVEL; default info).")
     var logLevel: String?
 

@@ -59,7 +59,8 @@ import Testing
         let client = try DuelClient(url: server.url)
         try await client.connect()
         for _ in 0..<400 { client.sendRaw(#"{"op":"nope"}"#) }
-        #expect(await client.waitClosed(timeout: .seconds(10)) == 1008)
+        let code = await client.waitClosed(timeout: .seconds(10))
+        #expect(code == 1008, "closed with \(code.map(String.init) ?? "nothing")")
         #expect(client.transcript.contains { $0.contains("rate_limited") })
     }
 

@@ -13,12 +13,18 @@ BEGIN
         RAISE NOTICE 'not allowed to create roles: quizduel_operator and quizduel_server were not set up';
         RETURN;
     END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'quizduel_operator') THEN
+    -- Roles are shared by every database of the cluster: another database's
+    -- migration may create them at the same moment, so losing that race is fine.
+    BEGIN
         CREATE ROLE quizduel_operator NOLOGIN;
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'quizduel_server') THEN
+    EXCEPTION WHEN duplicate_object OR unique_violation THEN
+        NULL;
+    END;
+    BEGIN
         CREATE ROLE quizduel_server NOLOGIN;
-    END IF;
+    EXCEPTION WHEN duplicate_object OR unique_violation THEN
+        NULL;
+    END;
 
     -- Operators: banks and questions, reports, and the ops views; no players, sessions or duels.
     GRANT USAGE ON SCHEMA ops TO quizduel_operator;

@@ -20,15 +20,24 @@ final class TimerThread: @unchecked Sendable {
         thread.start()
     }
 
-    /// Schedules `key` at `dueMs`, replacing a later schedule of the same key.
-    func schedule(_ key: String, atMs dueMs: Int64) {
+    /// Schedules `key` at `dueMs`. With `replace`, any earlier or later schedule of
+    /// the key is dropped (the caller knows the newest deadline); without, only a
+    /// later one is.
+    func schedule(_ key: String, atMs dueMs: Int64, replace: Bool = false) {
         condition.lock()
         defer { condition.unlock() }
-        if let existing = scheduled[key], existing <= dueMs { return }
+        if let existing = scheduled[key], existing <= dueMs, !replace || existing == dueMs { return }
         scheduled[key] = dueMs
         heap.append((dueMs, key))
         siftUp(heap.count - 1)
         condition.signal()
+    }
+
+    /// Drops the schedule of `key` (its duel finished).
+    func cancel(_ key: String) {
+        condition.lock()
+        scheduled[key] = nil
+        condition.unlock()
     }
 
     var pending: Int {

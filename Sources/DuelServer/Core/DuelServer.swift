@@ -41,8 +41,9 @@ public final class DuelServer: @unchecked Sendable {
         if !seeded.isEmpty { logger.info("loaded seed banks", metadata: ["banks": "\(seeded)"]) }
         setup.close()
 
-        pool = DatabasePool(conninfo: conninfo, size: configuration.databaseConnections, logger: logger)
-        core = DuelServerCore(configuration: configuration, pool: pool, logger: logger)
+        let instance = UUID().uuidString.prefix(8).lowercased()
+        pool = DatabasePool(conninfo: conninfo, size: configuration.databaseConnections, origin: instance, logger: logger)
+        core = DuelServerCore(configuration: configuration, pool: pool, instance: instance, logger: logger)
         lws = try LWSServer(
             host: configuration.host, port: configuration.port,
             limits: .init(

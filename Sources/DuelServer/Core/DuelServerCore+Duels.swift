@@ -81,8 +81,12 @@ extension DuelServerCore {
         deliver(update.events, players: update.players)
         if update.finished {
             markFinished(update.duelID)
-        } else if let deadline = update.nextDeadlineMs {
-            timers.schedule(update.duelID, atMs: deadline)
+            timers.cancel(update.duelID)
+        } else if let deadline = update.nextDeadlineMs, update.seq >= (timerSeq[update.duelID] ?? 0) {
+            // The newest state knows the next deadline: replace what an older one armed,
+            // so a question answered early does not leave a useless wake-up behind.
+            timerSeq[update.duelID] = update.seq
+            timers.schedule(update.duelID, atMs: deadline, replace: true)
         }
     }
 
@@ -120,6 +124,7 @@ extension DuelServerCore {
     /// so a late NOTIFY of its last events is not delivered twice.
     func markFinished(_ duel: String) {
         knownSeq[duel] = nil
+        timerSeq[duel] = nil
         duelPlayers[duel] = nil
         if recentlyFinished.insert(duel).inserted {
             finishedOrder.append(duel)
@@ -136,10 +141,11 @@ extension DuelServerCore {
         }
     }
 
-    /// A NOTIFY on `duel_events` ("<duel> <first seq> <last seq>"), from any instance.
+    /// A NOTIFY on `duel_events` ("<duel> <first seq> <last seq> <instance>"), from any instance.
     func duelEventsNotified(_ payload: String) {
         let parts = payload.split(separator: " ")
-        guard parts.count == 3, let last = Int(parts[2]) else { return }
+        guard parts.count >= 3, let last = Int(parts[2]) else { return }
+        if parts.count == 4 && parts[3] == instance[...] { return }
         let duel = String(parts[0])
         if recentlyFinished.contains(duel) { return }
         if let known = knownSeq[duel], known >= last { return }

@@ -27,12 +27,19 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     var knownSeq: [String: Int] = [:]
     var duelPlayers: [String: [PlayerID]] = [:]
     var recentlyFinished = Set<String>()
+    /// The seq of the update that armed each duel's timer.
+    var timerSeq: [String: Int] = [:]
     var finishedOrder: [String] = []
     var databaseHealthy = (ok: false, atMs: Int64(0), reason: "not checked yet")
     var matcherBusy = false
     var matcherAgain = false
 
-    init(configuration: ServerConfiguration, pool: DatabasePool, logger: Logger) {
+    /// This process's id in NOTIFY payloads: its own announcements need no delivery
+    /// (the transaction's completion already delivered them).
+    let instance: String
+
+    init(configuration: ServerConfiguration, pool: DatabasePool, instance: String, logger: Logger) {
+        self.instance = instance
         self.configuration = configuration
         self.pool = pool
         self.logger = logger

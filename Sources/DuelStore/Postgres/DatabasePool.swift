@@ -15,6 +15,7 @@ public final class DatabasePool: @unchecked Sendable {
     public typealias Job = @Sendable (PGConnection) -> Void
 
     private let conninfo: String
+    private let origin: String
     private let logger: Logger
     // Guards `jobs` and `closed`; workers wait on it for work.
     private let condition = NSCondition()
@@ -25,8 +26,10 @@ public final class DatabasePool: @unchecked Sendable {
     private let stopped = DispatchGroup()
 
     /// Starts `size` worker threads. Connections open lazily, on each worker's first job.
-    public init(conninfo: String, size: Int, logger: Logger = Logger(label: "quizduel.db")) {
+    /// - Parameter origin: tagged onto NOTIFY payloads of this pool's connections.
+    public init(conninfo: String, size: Int, origin: String = "", logger: Logger = Logger(label: "quizduel.db")) {
         self.conninfo = conninfo
+        self.origin = origin
         self.logger = logger
         for index in 0..<max(1, size) {
             stopped.enter()
@@ -121,6 +124,7 @@ public final class DatabasePool: @unchecked Sendable {
                 if backoff.mayTry(now: Date()) {
                     do {
                         connection = try PGConnection(conninfo)
+                        connection?.notificationOrigin = origin
                         backoff.succeeded()
                     } catch {
                         backoff.failed(now: Date())

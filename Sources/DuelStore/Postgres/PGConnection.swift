@@ -11,6 +11,9 @@ public final class PGConnection {
     /// Statement names by SQL text: every query is prepared once per connection,
     /// so hot paths skip parsing and planning on later calls.
     private var prepared: [String: String] = [:]
+    /// Added to the NOTIFY payloads this connection sends, so the server instance
+    /// that made a change can recognize (and skip) its own announcements.
+    public var notificationOrigin = ""
 
     /// Opens a connection from a `postgresql://` URL or `key=value` keywords.
     public init(_ conninfo: String) throws(PGError) {

@@ -19,6 +19,8 @@ public struct StoredEvent: Sendable, Equatable {
 /// The outcome of one transaction on a duel: the engine's verdict and what was stored.
 public struct DuelUpdate: Sendable {
     public let duelID: String
+    /// The duel's last seq after this transaction (orders updates applied out of order).
+    public let seq: Int
     public let players: [PlayerID]
     /// The engine's reply to the input (answered, rejected...).
     public let outcome: DuelStep.Outcome

@@ -86,10 +86,10 @@ extension PGConnection {
             try storeCompletion(duel: duel, result: result)
         }
         if let first = events.first, let last = events.last {
-            try query("SELECT pg_notify('duel_events', \("\(duel.id) \(first.seq) \(last.seq)"))")
+            try query("SELECT pg_notify('duel_events', \("\(duel.id) \(first.seq) \(last.seq) \(notificationOrigin)"))")
         }
         return DuelUpdate(
-            duelID: duel.id, players: duel.players.map(\.id), outcome: step.outcome, events: events,
+            duelID: duel.id, seq: duel.seq, players: duel.players.map(\.id), outcome: step.outcome, events: events,
             nextDeadlineMs: duel.nextDeadlineMs, finished: duel.phase == .finished)
     }
 
