@@ -26,11 +26,20 @@ struct Bot {
             stats.update { $0.connected -= 1 }
         }
         let name = "bot-\(configuration.runID)-\(index)"
-        guard let signup = try? await client.request("signup", ["username": .string(name), "password": "bot password 123"]),
-              let me = signup["data"]?["player"]?["id"]?.string
-        else {
-            stats.error("signup_failed")
+        let login: JSONValue?
+        if index < configuration.tokens.count {
+            login = try? await client.request("auth", ["token": .string(configuration.tokens[index])], timeout: .seconds(120))
+        } else {
+            login = try? await client.request(
+                "signup", ["username": .string(name), "password": "bot password 123"], timeout: .seconds(120))
+        }
+        guard let login, let me = login["data"]?["player"]?["id"]?.string else {
+            stats.error("login_failed")
             return
+        }
+        // A duel left over from an earlier run (same token) would block queueing: give it up.
+        if let leftover = login["data"]?["duel"]?["id"]?.string {
+            _ = try? await client.request("forfeit", ["duel_id": .string(leftover)])
         }
         if configuration.idle {
             while ContinuousClock.now < deadline && !shouldStop() { try? await Task.sleep(for: .milliseconds(250)) }

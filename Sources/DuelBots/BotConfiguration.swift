@@ -15,6 +15,9 @@ public struct BotConfiguration: Sendable {
     /// Only connect, sign up and stay idle (the connections scenario).
     public var idle = false
     public var runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+    /// Session tokens to `auth` with instead of signing up (bot i uses token i), so that
+    /// thousands of bots do not wait for thousands of deliberately slow Argon2id hashes.
+    public var tokens: [String] = []
 
     public init() {}
 }

@@ -20,6 +20,8 @@ struct DuelBotsCommand: AsyncParsableCommand {
     var accuracy = 0.7
     @Option(help: "New connections per second.") var ramp = 200.0
     @Flag(help: "Only connect and sign up, then stay idle (connection scenario).") var idle = false
+    @Option(help: "File of session tokens, one per line: bots authenticate with them instead of signing up.")
+    var tokens: String?
     @Flag(help: "Print the final report as JSON only.") var json = false
 
     func run() async throws {
@@ -34,6 +36,9 @@ struct DuelBotsCommand: AsyncParsableCommand {
         config.accuracy = accuracy
         config.rampPerSecond = ramp
         config.idle = idle
+        if let tokens {
+            config.tokens = try String(contentsOfFile: tokens, encoding: .utf8).split(separator: "\n").map(String.init)
+        }
         let quiet = json
         let report = await BotRunner(configuration: config).run { line in
             if !quiet { FileHandle.standardError.write(Data((line + "\n").utf8)) }
