@@ -2,15 +2,25 @@
 import random
 import time
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from conftest import SHOTS
 
 
 def wait(browser, condition, timeout=20):
-    return WebDriverWait(browser, timeout, poll_frequency=0.05).until(condition)
+    # The client re-renders the choices on every event, so references can go stale mid-check.
+    return WebDriverWait(browser, timeout, poll_frequency=0.05,
+                         ignored_exceptions=[StaleElementReferenceException]).until(condition)
+
+
+def click_choice(browser, i):
+    def attempt(b):
+        choice(b, i).click()
+        return True
+    wait(browser, attempt, timeout=5)
 
 
 def text(browser, element_id):
@@ -76,11 +86,11 @@ def test_a_whole_duel_in_two_browsers(server, browsers):
     wait(b, question_open(b, 0))
     a.save_screenshot(str(SHOTS / "question.png"))
     right = server.correct_choice(duel, 0)
-    choice(a, right).click()
+    click_choice(a, right)
     wait(a, lambda x: "picked-right" in choice(x, right).get_attribute("class"))
     wait(b, revealed(b, 0))
     assert "Locked out" in text(b, "verdict")
-    assert "correct" in choice(b, right).get_attribute("class")
+    wait(b, lambda x: "correct" in choice(x, right).get_attribute("class"))
     assert int(text(a, "me-score")) >= 110
     a.save_screenshot(str(SHOTS / "reveal.png"))
 
@@ -89,10 +99,10 @@ def test_a_whole_duel_in_two_browsers(server, browsers):
     wait(b, question_open(b, 1), timeout=10)
     right = server.correct_choice(duel, 1)
     wrong = (right + 1) % 4
-    choice(a, wrong).click()
+    click_choice(a, wrong)
     wait(a, lambda x: "picked-wrong" in choice(x, wrong).get_attribute("class"))
     wait(b, lambda x: "answered wrong" in text(x, "opponent-state"))
-    assert not choice(b, right).get_attribute("disabled")
+    wait(b, lambda x: not choice(x, right).get_attribute("disabled"))
     b.find_element(By.TAG_NAME, "body").send_keys(str(right + 1))
     wait(b, revealed(b, 1))
     assert "Correct" in text(b, "verdict")
@@ -112,6 +122,8 @@ def test_a_whole_duel_in_two_browsers(server, browsers):
 
     # The other screens.
     a.find_element(By.CSS_SELECTOR, 'button[data-go="leaderboard"]').click()
+    wait(a, lambda x: len(x.find_elements(By.CSS_SELECTOR, "#lb-bank option")) >= 3)
+    Select(a.find_element(By.ID, "lb-bank")).select_by_value("world-capitals")
     wait(a, lambda x: f"ada{tag}" in text(x, "lb-list") or f"bo{tag}" in text(x, "lb-list"))
     a.find_element(By.CSS_SELECTOR, 'button[data-go="history"]').click()
     wait(a, lambda x: f"bo{tag}" in text(x, "history"))
@@ -134,7 +146,7 @@ def test_a_dropped_connection_resumes_the_duel(server, browsers):
     b.save_screenshot(str(SHOTS / "reconnecting.png"))
     # While B is away, A answers; B must catch up on reconnect.
     right = server.correct_choice(duel, 0)
-    choice(a, right).click()
+    click_choice(a, right)
     wait(b, lambda x: not x.find_element(By.ID, "status").is_displayed(), timeout=15)
     wait(b, revealed(b, 0), timeout=15)
     for x in (a, b):
