@@ -8,19 +8,20 @@ extension PGConnection {
         guard let bank = try query("SELECT slug FROM banks WHERE id = \(bankID)").first else {
             throw StoreError(.unknownBank)
         }
-        var players: [DuelPlayer] = []
-        for id in ids {
-            let row = try query("""
-                SELECT p.username, coalesce(r.rating, 1500) AS rating, coalesce(r.deviation, 350) AS deviation,
-                       coalesce(r.volatility, 0.06) AS volatility
-                  FROM players p LEFT JOIN ratings r ON r.player_id = p.id AND r.bank_id = \(bankID)
-                 WHERE p.id = \(id)::uuid
-                """)[0]
-            players.append(DuelPlayer(
+        // Both players' pre-duel ratings in this bank, in the order given.
+        let rows = try query("""
+            SELECT p.id::text AS id, p.username, coalesce(r.rating, 1500) AS rating,
+                   coalesce(r.deviation, 350) AS deviation, coalesce(r.volatility, 0.06) AS volatility
+              FROM players p LEFT JOIN ratings r ON r.player_id = p.id AND r.bank_id = \(bankID)
+             WHERE p.id = ANY(\(PGArray(ids))::uuid[])
+            """)
+        let players = try ids.map { id -> DuelPlayer in
+            guard let row = try rows.first(where: { try $0.string("id") == id }) else { throw StoreError(.badRequest, "unknown player") }
+            return DuelPlayer(
                 id: id, username: try row.string("username"),
                 rating: GlickoRating(
                     rating: try row.double("rating"), deviation: try row.double("deviation"),
-                    volatility: try row.double("volatility"))))
+                    volatility: try row.double("volatility")))
         }
         let questions = try drawQuestions(bankID: bankID, count: configuration.questionCount)
         let id = UUID().uuidString.lowercased()
@@ -33,12 +34,15 @@ extension PGConnection {
             VALUES (\(id)::uuid, \(bankID), \(ids[0])::uuid, \(ids[1])::uuid, \(duel.phase.rawValue),
                     \(try DuelCoding.encode(duel))::jsonb, \(duel.seq), \(duel.nextDeadlineMs))
             """)
-        for (index, question) in duel.questions.enumerated() {
-            try query("INSERT INTO duel_questions (duel_id, question_index, question_id) VALUES (\(id)::uuid, \(index), \(question.id))")
-        }
-        for player in ids {
-            try query("INSERT INTO live_duel_players (player_id, duel_id) VALUES (\(player)::uuid, \(id)::uuid)")
-        }
+        try query("""
+            WITH questions AS (
+                INSERT INTO duel_questions (duel_id, question_index, question_id)
+                SELECT \(id)::uuid, q.ordinality - 1, q.question_id
+                  FROM unnest(\(PGArray(duel.questions.map(\.id)))::bigint[]) WITH ORDINALITY AS q(question_id, ordinality)
+                RETURNING 1)
+            INSERT INTO live_duel_players (player_id, duel_id)
+            SELECT player::uuid, \(id)::uuid FROM unnest(\(PGArray(ids))::text[]) AS player
+            """)
         return try storeStep(duel: duel, previous: nil, step: step)
     }
 
@@ -61,50 +65,65 @@ extension PGConnection {
         }
     }
 
-    /// Writes what one step changed. Nothing is written for a step that changed nothing.
+    /// Writes what one step changed: the state, new answers, the events and their
+    /// NOTIFY in one statement (one round trip on the hot path), then, when the
+    /// duel finished, the ratings. Nothing is written for a step that changed nothing.
     private func storeStep(duel: Duel, previous: Duel?, step: DuelStep) throws -> DuelUpdate {
-        if let previous, step.changedState {
-            try query("""
-                UPDATE duels SET state = \(duel.phase.rawValue), engine = \(try DuelCoding.encode(duel))::jsonb,
-                       last_seq = \(duel.seq), next_deadline_ms = \(duel.nextDeadlineMs),
-                       finished_at = CASE WHEN \(duel.phase == .finished) THEN now() END,
-                       winner = \(duel.result?.winner)::uuid, finish_reason = \(duel.result?.reason.rawValue)
-                 WHERE id = \(duel.id)::uuid
-                """)
-            try storeNewAnswers(duel: duel, previous: previous)
-        }
         let events = step.events.map { event in
             StoredEvent(duelID: duel.id, seq: event.seq, kind: event.kind, atMs: event.atMs, recordJSON: event.record.json.serialized)
         }
-        for event in events {
+        let updateState = previous != nil && step.changedState
+        let answers = previous.map { newAnswers(duel: duel, previous: $0) } ?? []
+        if updateState || !events.isEmpty {
+            let payload = events.isEmpty ? "" : "\(duel.id) \(events.first!.seq) \(events.last!.seq) \(notificationOrigin)"
             try query("""
-                INSERT INTO duel_events (duel_id, seq, kind, at_ms, record)
-                VALUES (\(duel.id)::uuid, \(event.seq), \(event.kind.rawValue), \(event.atMs), \(event.recordJSON)::json)
+                WITH updated AS (
+                    UPDATE duels SET state = \(duel.phase.rawValue), engine = \(updateState ? try DuelCoding.encode(duel) : "{}")::jsonb,
+                           last_seq = \(duel.seq), next_deadline_ms = \(duel.nextDeadlineMs),
+                           finished_at = CASE WHEN \(duel.phase == .finished) THEN now() END,
+                           winner = \(duel.result?.winner)::uuid, finish_reason = \(duel.result?.reason.rawValue)
+                     WHERE id = \(duel.id)::uuid AND \(updateState)
+                    RETURNING 1),
+                answers AS (
+                    INSERT INTO duel_answers (duel_id, question_index, player_id, choice, correct, points, elapsed_ms, answered_at)
+                    SELECT \(duel.id)::uuid, a.question_index, a.player::uuid, a.choice, a.correct, a.points, a.elapsed_ms,
+                           to_timestamp(a.at_ms / 1000.0)
+                      FROM unnest(\(PGArray(answers.map { Int64($0.round.questionIndex) }))::int[],
+                                  \(PGArray(answers.map { $0.answer.player }))::text[],
+                                  \(PGArray(answers.map { Int64($0.answer.choice) }))::int[],
+                                  \(PGArray(answers.map { $0.answer.correct ? "t" : "f" }))::boolean[],
+                                  \(PGArray(answers.map { Int64($0.answer.points) }))::int[],
+                                  \(PGArray(answers.map { max(0, $0.answer.atMs - $0.round.opensAtMs) }))::int[],
+                                  \(PGArray(answers.map { $0.answer.atMs }))::bigint[])
+                           AS a(question_index, player, choice, correct, points, elapsed_ms, at_ms)
+                    RETURNING 1),
+                events AS (
+                    INSERT INTO duel_events (duel_id, seq, kind, at_ms, record)
+                    SELECT \(duel.id)::uuid, e.seq, e.kind, e.at_ms, e.record::json
+                      FROM unnest(\(PGArray(events.map { Int64($0.seq) }))::int[],
+                                  \(PGArray(events.map { $0.kind.rawValue }))::text[],
+                                  \(PGArray(events.map { $0.atMs }))::bigint[],
+                                  \(PGArray(events.map { $0.recordJSON }))::text[])
+                           AS e(seq, kind, at_ms, record)
+                    RETURNING 1)
+                SELECT CASE WHEN \(payload) <> '' THEN pg_notify('duel_events', \(payload)) END AS notified,
+                       (SELECT count(*) FROM updated) + (SELECT count(*) FROM answers) + (SELECT count(*) FROM events) AS written
                 """)
         }
         if let result = step.completion {
             try storeCompletion(duel: duel, result: result)
-        }
-        if let first = events.first, let last = events.last {
-            try query("SELECT pg_notify('duel_events', \("\(duel.id) \(first.seq) \(last.seq) \(notificationOrigin)"))")
         }
         return DuelUpdate(
             duelID: duel.id, seq: duel.seq, players: duel.players.map(\.id), outcome: step.outcome, events: events,
             nextDeadlineMs: duel.nextDeadlineMs, finished: duel.phase == .finished)
     }
 
-    private func storeNewAnswers(duel: Duel, previous: Duel) throws {
-        for round in duel.rounds {
+    /// Answers in `duel` that `previous` did not have yet, with their rounds.
+    private func newAnswers(duel: Duel, previous: Duel) -> [(round: DuelRound, answer: DuelAnswer)] {
+        duel.rounds.flatMap { round -> [(round: DuelRound, answer: DuelAnswer)] in
             let known = previous.rounds.indices.contains(round.questionIndex)
                 ? previous.rounds[round.questionIndex].answers.count : 0
-            for answer in round.answers.dropFirst(known) {
-                try query("""
-                    INSERT INTO duel_answers (duel_id, question_index, player_id, choice, correct, points, elapsed_ms, answered_at)
-                    VALUES (\(duel.id)::uuid, \(round.questionIndex), \(answer.player)::uuid, \(answer.choice),
-                            \(answer.correct), \(answer.points), \(max(0, answer.atMs - round.opensAtMs)),
-                            to_timestamp(\(Double(answer.atMs) / 1000)))
-                    """)
-            }
+            return round.answers.dropFirst(known).map { (round, $0) }
         }
     }
 
