@@ -60,8 +60,26 @@ import Testing
         try await client.connect()
         for _ in 0..<400 { client.sendRaw(#"{"op":"nope"}"#) }
         let code = await client.waitClosed(timeout: .seconds(10))
-        #expect(code == 1008, "closed with \(code.map(String.init) ?? "nothing")")
         #expect(client.transcript.contains { $0.contains("rate_limited") })
+        // The server sends close 1008 and shuts the socket; frames the client still has in
+        // flight then meet a closed socket, and the peer's TCP reset can discard the close
+        // frame before the client reads it (seen now and then as 1006). Either way the
+        // server, not the client, ended the connection.
+        #expect(code == 1008 || code == 1006, "closed with \(code.map(String.init) ?? "nothing")")
+        // A calm client on the same address is still served.
+        let calm = try DuelClient(url: server.url)
+        try await calm.connect()
+        #expect(try await calm.request("banks")["ok"] == true)
+    }
+
+    @Test func aFloodThatStopsInTimeGetsCloseCode1008() async throws {
+        defer { server.stop() }
+        let client = try DuelClient(url: server.url)
+        try await client.connect()
+        // 40 allowed by the burst, then 101 refusals in a row close it: nothing more in flight.
+        for _ in 0..<141 { client.sendRaw(#"{"op":"nope"}"#) }
+        let code = await client.waitClosed(timeout: .seconds(10))
+        #expect(code == 1008, "closed with \(code.map(String.init) ?? "nothing")")
     }
 
     @Test func duelAbuseChangesNothing() async throws {
@@ -110,16 +128,17 @@ import Testing
             "{", "}", "[", "]", "\"op\"", ":", ",", "\"answer\"", "\"duel_id\"", "\"\(duel)\"", "\"question_index\"",
             "0", "1", "-1", "1e99", "null", "true", "\"choice\"", "\"ref\"", "\"banks\"", "\\u0000", "é", "\u{FFFF}",
         ]
-        let fuzzers = try await (0..<4).asyncMap { _ in try await TestPlayer.signUp(server.url) }
+        // Ten clients, each kept under the message rate limit: this is about parsing, not flooding.
+        let fuzzers = try await (0..<10).asyncMap { _ in try await TestPlayer.signUp(server.url) }
         for index in 0..<1_000 {
             let count = Int.random(in: 0...12, using: &generator)
             let frame = (0..<count).map { _ in pieces.randomElement(using: &generator)! }.joined()
-            fuzzers[index % 4].client.sendRaw(frame)
-            if index % 50 == 49 { try await Task.sleep(for: .milliseconds(120)) }
+            fuzzers[index % 10].client.sendRaw(frame)
+            if index % 50 == 49 { try await Task.sleep(for: .milliseconds(300)) }
         }
         try await Task.sleep(for: .milliseconds(500))
         for fuzzer in fuzzers {
-            // Every frame got an error or a reply; none crashed the server.
+            // Every frame got an error or a reply; none crashed the server or closed the connection.
             #expect(!fuzzer.client.isClosed)
             let replies = try await fuzzer.client.request("banks")
             #expect(replies["ok"] == true)

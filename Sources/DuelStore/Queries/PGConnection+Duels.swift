@@ -1,5 +1,6 @@
 import DuelCore
 import Foundation
+import Synchronization
 
 extension PGConnection {
     /// Creates a duel between two players with freshly drawn questions and stores its `init` event.
@@ -32,7 +33,7 @@ extension PGConnection {
         try query("""
             INSERT INTO duels (id, bank_id, player_a, player_b, state, engine, last_seq, next_deadline_ms)
             VALUES (\(id)::uuid, \(bankID), \(ids[0])::uuid, \(ids[1])::uuid, \(duel.phase.rawValue),
-                    \(try DuelCoding.encode(duel))::jsonb, \(duel.seq), \(duel.nextDeadlineMs))
+                    \(try DuelCoding.encode(duel, cache: true))::json, \(duel.seq), \(duel.nextDeadlineMs))
             """)
         try query("""
             WITH questions AS (
@@ -58,7 +59,7 @@ extension PGConnection {
             guard let row = try connection.query("SELECT engine FROM duels WHERE id = \(id)::uuid FOR UPDATE").first else {
                 return nil
             }
-            let before = try DuelCoding.decode(try row.string("engine"))
+            let before = try DuelCoding.decode(try row.string("engine"), id: id)
             var duel = before
             let step = input(&duel)
             return try connection.storeStep(duel: duel, previous: before, step: step)
@@ -78,7 +79,7 @@ extension PGConnection {
             let payload = events.isEmpty ? "" : "\(duel.id) \(events.first!.seq) \(events.last!.seq) \(notificationOrigin)"
             try query("""
                 WITH updated AS (
-                    UPDATE duels SET state = \(duel.phase.rawValue), engine = \(updateState ? try DuelCoding.encode(duel) : "{}")::jsonb,
+                    UPDATE duels SET state = \(duel.phase.rawValue), engine = \(updateState ? try DuelCoding.encode(duel, cache: true) : "{}")::json,
                            last_seq = \(duel.seq), next_deadline_ms = \(duel.nextDeadlineMs),
                            finished_at = CASE WHEN \(duel.phase == .finished) THEN now() END,
                            winner = \(duel.result?.winner)::uuid, finish_reason = \(duel.result?.reason.rawValue)
@@ -204,13 +205,35 @@ extension PGConnection {
     }
 }
 
-/// The engine state as stored in `duels.engine`.
+/// The engine state as stored in `duels.engine` (a `json` column, so Postgres
+/// returns exactly the text the server wrote).
+///
+/// Decoding the state was a quarter of the server's CPU under load (perf), so
+/// the last state written per duel is kept decoded: when the text read under
+/// the row lock is the text this process wrote, the decoded value is reused.
+/// The text comparison makes the cache safe with many instances: a state
+/// written elsewhere differs and is decoded.
 enum DuelCoding {
-    static func encode(_ duel: Duel) throws -> String {
-        String(decoding: try JSONEncoder().encode(duel), as: UTF8.self)
+    private static let cache = Mutex<[String: (text: String, duel: Duel)]>([:])
+    private static let cacheLimit = 50_000
+
+    static func encode(_ duel: Duel, cache remember: Bool = false) throws -> String {
+        let text = String(decoding: try JSONEncoder().encode(duel), as: UTF8.self)
+        if remember {
+            cache.withLock { cache in
+                if duel.phase == .finished {
+                    cache[duel.id] = nil
+                } else {
+                    if cache.count >= cacheLimit { cache.removeAll(keepingCapacity: true) }
+                    cache[duel.id] = (text, duel)
+                }
+            }
+        }
+        return text
     }
 
-    static func decode(_ text: String) throws -> Duel {
-        try JSONDecoder().decode(Duel.self, from: Data(text.utf8))
+    static func decode(_ text: String, id: String? = nil) throws -> Duel {
+        if let id, let hit = cache.withLock({ $0[id] }), hit.text == text { return hit.duel }
+        return try JSONDecoder().decode(Duel.self, from: Data(text.utf8))
     }
 }
