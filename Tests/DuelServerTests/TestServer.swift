@@ -121,15 +121,9 @@ final class TestServer: @unchecked Sendable {
     }
 
     static func canConnect(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
+        let fd = connectLoopback(port: port)
+        defer { if fd >= 0 { close(fd) } }
+        return fd >= 0
     }
 }
 
@@ -184,16 +178,9 @@ func correctChoice(_ server: TestServer, duel: String, index: Int) throws -> Int
 
 /// A plain HTTP/1.1 GET over a socket (Foundation's URL loading is not in core Foundation on Linux).
 func httpGet(port: Int, _ path: String) -> (status: Int, body: String) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = connectLoopback(port: port)
+    guard fd >= 0 else { return (0, "") }
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = UInt16(port).bigEndian
-    let connected = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { return (0, "") }
     let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
     var response: [UInt8] = []
@@ -207,4 +194,21 @@ func httpGet(port: Int, _ path: String) -> (status: Int, body: String) {
     let status = text.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
     let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
     return (status, body)
+}
+
+/// A TCP connection to 127.0.0.1:`port`; the descriptor, or -1.
+func connectLoopback(port: Int) -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    let connected = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    if connected != 0 {
+        close(fd)
+        return -1
+    }
+    return fd
 }
