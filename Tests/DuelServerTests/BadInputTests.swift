@@ -148,6 +148,38 @@ import Testing
         #expect(httpGet(port: server.port, "/healthz").status == 200)
     }
 
+    @Test func anH2cUpgradeIsNeverServedOverHTTP2() async throws {
+        defer { server.stop() }
+        for _ in 0..<40 where httpGet(port: server.port, "/healthz").status != 200 {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let fd = connectLoopback(port: server.port)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        let request = Array(("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+            + "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n").utf8)
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        // What an HTTP/2 client sends after the 101: the connection preface and an empty SETTINGS
+        // frame. A server that took the upgrade then answers stream 1 (the request above).
+        usleep(200_000)
+        let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + [0, 0, 0, 4, 0, 0, 0, 0, 0]
+        _ = preface.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        var timeout = timeval(tv_sec: 3, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        let text = String(decoding: received, as: UTF8.self)
+        // The connection ends without the request being answered over HTTP/2.
+        #expect(!text.contains("\"status\""), "\(text)")
+        // And the server is still fine over HTTP/1.1.
+        #expect(httpGet(port: server.port, "/healthz").status == 200)
+    }
+
     @Test func httpEndpointsAnswer() async throws {
         defer { server.stop() }
         // Ready once the first database check (every second) has run.

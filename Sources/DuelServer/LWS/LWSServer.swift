@@ -217,6 +217,11 @@ final class LWSServer: @unchecked Sendable {
             return 0
 
         case LWS_CALLBACK_HTTP:
+            // Debian's lws is built with HTTP/2 and grants an `Upgrade: h2c`; the only hook
+            // before that is HTTP_CONFIRM_UPGRADE, which must not be handled (CVE-2025-11677).
+            // So an HTTP/2 stream (whose network connection is another wsi) is never served:
+            // the connection is closed at its first request.
+            if lws_get_network_wsi(wsi) != wsi { return -1 }
             let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
             let response = handler.http(path: path)
             if let file = response.file {
