@@ -42,10 +42,10 @@ import Testing
         #expect(all == Array(1...Int64(all.count)))
     }
 
-    @Test func twoInstancesOnOneDatabasePlayOneDuel() async throws {
-        let one = try TestServer.start()
+    @Test func twoServerProcessesOnOneDatabasePlayOneDuel() async throws {
+        let one = try TestServer.spawn()
         defer { one.stop() }
-        let two = try TestServer.start { $0.databaseURL = one.conninfo }
+        let two = try TestServer.spawn(conninfo: one.conninfo)
         defer { two.stop() }
         let a = try await TestPlayer.signUp(one.url)
         let b = try await TestPlayer.signUp(two.url)
