@@ -120,6 +120,7 @@ struct Bot {
                       Int(index) > answeredIndex, case .array(let options)? = question["choices"]
                 else { continue }
                 answeredIndex = Int(index)
+                if Double.random(in: 0..<1) < configuration.skipRate { continue }
                 let think = Int.random(in: configuration.thinkMs)
                 if think > 0 { try? await Task.sleep(for: .milliseconds(think)) }
                 let questionID = question["question_id"]?.integer ?? -1

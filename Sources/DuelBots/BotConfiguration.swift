@@ -10,6 +10,8 @@ public struct BotConfiguration: Sendable {
     public var thinkMs: ClosedRange<Int> = 0...0
     /// Chance of answering with the correct choice when the bots know it (they learn it from reveals).
     public var accuracy = 0.7
+    /// Chance of not answering a question at all (so that deadlines reveal some questions).
+    public var skipRate = 0.0
     /// New connections per second.
     public var rampPerSecond = 200.0
     /// Only connect, sign up and stay idle (the connections scenario).

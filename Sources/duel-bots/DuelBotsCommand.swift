@@ -18,6 +18,7 @@ struct DuelBotsCommand: AsyncParsableCommand {
     @Option(help: "Think time before answering in ms: 0, 500, or 500..4000.") var think = "0"
     @Option(help: "Chance of answering correctly once a question's answer is known (bots learn from reveals).")
     var accuracy = 0.7
+    @Option(help: "Chance of leaving a question unanswered (lets deadlines reveal some questions).") var skip = 0.0
     @Option(help: "New connections per second.") var ramp = 200.0
     @Flag(help: "Only connect and sign up, then stay idle (connection scenario).") var idle = false
     @Option(help: "File of session tokens, one per line: bots authenticate with them instead of signing up.")
@@ -35,6 +36,7 @@ struct DuelBotsCommand: AsyncParsableCommand {
         config.thinkMs = thinkRange
         config.accuracy = accuracy
         config.rampPerSecond = ramp
+        config.skipRate = skip
         config.idle = idle
         if let tokens {
             config.tokens = try String(contentsOfFile: tokens, encoding: .utf8).split(separator: "\n").map(String.init)
