@@ -164,16 +164,7 @@ import Testing
         usleep(200_000)
         let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + [0, 0, 0, 4, 0, 0, 0, 0, 0]
         _ = preface.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-        var timeout = timeval(tv_sec: 3, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            received += buffer[0..<count]
-        }
-        let text = String(decoding: received, as: UTF8.self)
+        let text = String(decoding: readUntilClosed(fd, timeoutSeconds: 3), as: UTF8.self)
         // The connection ends without the request being answered over HTTP/2.
         #expect(!text.contains("\"status\""), "\(text)")
         // And the server is still fine over HTTP/1.1.

@@ -183,14 +183,7 @@ func httpGet(port: Int, _ path: String) -> (status: Int, body: String) {
     defer { close(fd) }
     let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-    var response: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65_536)
-    while true {
-        let count = recv(fd, &buffer, buffer.count, 0)
-        if count <= 0 { break }
-        response += buffer[0..<count]
-    }
-    let text = String(decoding: response, as: UTF8.self)
+    let text = String(decoding: readUntilClosed(fd), as: UTF8.self)
     let status = text.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
     let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
     return (status, body)
@@ -211,4 +204,18 @@ func connectLoopback(port: Int) -> Int32 {
         return -1
     }
     return fd
+}
+
+/// Everything the peer sends on `fd` until it closes, or until `timeoutSeconds` of silence.
+func readUntilClosed(_ fd: Int32, timeoutSeconds: Int = 5) -> [UInt8] {
+    var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = recv(fd, &buffer, buffer.count, 0)
+        if count <= 0 { break }
+        received += buffer[0..<count]
+    }
+    return received
 }

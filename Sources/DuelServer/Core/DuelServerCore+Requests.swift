@@ -17,7 +17,6 @@ extension DuelServerCore {
             lws.close(connection, .policyViolation, "message flood")
             return
         }
-        connection.inFlight += 1
         let envelope: RequestEnvelope
         switch ClientRequest.decode(text) {
         case .failure(let failure):

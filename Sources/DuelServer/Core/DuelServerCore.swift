@@ -112,12 +112,10 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     }
 
     func reply(_ connection: Connection, _ ref: RequestRef?, _ data: JSONObject = [:]) {
-        connection.inFlight = max(0, connection.inFlight - 1)
         send(connection, ServerMessage.reply(ref: ref, data: data))
     }
 
     func fail(_ connection: Connection, _ ref: RequestRef?, _ error: ProtocolError) {
-        connection.inFlight = max(0, connection.inFlight - 1)
         metrics.errorsByCode[error.code.rawValue, default: 0] += 1
         send(connection, ServerMessage.error(ref: ref, error))
     }

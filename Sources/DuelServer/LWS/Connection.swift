@@ -19,8 +19,6 @@ final class Connection {
     var partial: [UInt8] = []
     var partialIsBinary = false
     var isClosed = false
-    /// Requests whose replies are still being computed (database, hashing).
-    var inFlight = 0
 
     init(id: UInt64, address: String, limiter: RateLimiter) {
         self.id = id

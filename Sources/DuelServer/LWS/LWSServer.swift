@@ -30,9 +30,6 @@ final class LWSServer: @unchecked Sendable {
     fileprivate var connections: [UInt64: (connection: Connection, wsi: OpaquePointer)] = [:]
     fileprivate var nextID: UInt64 = 1
 
-    /// The port actually bound (useful with port 0).
-    private(set) var port: Int = 0
-
     init(host: String, port: Int, limits: Limits, logger: Logger) throws {
         self.limits = limits
         self.logger = logger
@@ -51,7 +48,6 @@ final class LWSServer: @unchecked Sendable {
         retry.initialize(to: lws_retry_bo_t())
         retry.pointee.secs_since_valid_ping = limits.pingAfterSeconds
         retry.pointee.secs_since_valid_hangup = limits.hangupAfterSeconds
-        self.port = port
         // lws logs notices to stderr by default; the server logs what matters itself.
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), nil)
         let created = host.withCString { interface in
@@ -129,8 +125,6 @@ final class LWSServer: @unchecked Sendable {
         connection.pendingClose = (code, reason)
         lws_callback_on_writable(wsi)
     }
-
-    var connectionCount: Int { connections.count }
 
     // MARK: - The callback, on the lws thread
 

@@ -42,13 +42,6 @@ public final class DatabasePool: @unchecked Sendable {
         }
     }
 
-    /// Jobs waiting for a worker.
-    public var backlog: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return jobs.count - jobsHead
-    }
-
     /// Queues `job`; `completion` runs on the worker thread with its result.
     public func submit<T>(
         _ job: @escaping @Sendable (PGConnection) throws -> T,
