@@ -34,7 +34,8 @@ struct DuelServerCommand: ParsableCommand {
     var maxPerAddress: Int?
     @Option(name: .customLong("messages-per-second"), help: "Per-connection message rate (default 20, burst 2x).")
     var messagesPerSecond: Double?
-    @Option(name: .customLong("db-connections"), help: "Database worker connections (default 16).") var dbConnections: Int?
+    @Option(name: .customLong("db-connections"), help: "Database worker connections for sign-in, queue and reads (default 8).") var dbConnections: Int?
+    @Option(name: .customLong("duel-lanes"), help: "Duel lanes: connections that apply duel inputs in batches (default 4).") var duelLanes: Int?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env LOG_LEVEL; default info).")
     var logLevel: String?
 
@@ -62,6 +63,7 @@ struct DuelServerCommand: ParsableCommand {
             config.messageBurst = messagesPerSecond * 2
         }
         if let dbConnections { config.databaseConnections = dbConnections }
+        if let duelLanes { config.duelLanes = duelLanes }
         let problems = config.duel.problems
         guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "; ")) }
 

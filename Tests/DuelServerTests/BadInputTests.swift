@@ -90,7 +90,11 @@ import Testing
         let db = try server.database()
         defer { db.close() }
         func state() throws -> String {
-            try db.query("SELECT engine::text AS e FROM duels WHERE id = \(duel)::uuid")[0].string("e")
+            // The duel row (its input count included) and its answers.
+            try db.query("""
+                SELECT row_to_json(d)::text || (SELECT count(*) FROM duel_answers a WHERE a.duel_id = d.id)::text AS e
+                  FROM duels d WHERE id = \(duel)::uuid
+                """)[0].string("e")
         }
         let before = try state()
         // Another player's duel, an unknown duel, a malformed id, a wrong question, a bad choice.

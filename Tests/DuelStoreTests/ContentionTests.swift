@@ -100,9 +100,7 @@ import Testing
                 for player in pair {
                     group.addTask {
                         try await fixture.pool.run { connection in
-                            try connection.updateDuel(id: duel.duelID) {
-                                $0.answer(player: player, questionIndex: 0, choice: correct, atMs: 10_500)
-                            }!.outcome
+                            try connection.updateDuel(id: duel.duelID, .answer(player: player, questionIndex: 0, choice: correct, atMs: 10_500))!.outcome
                         }
                     }
                 }
@@ -114,12 +112,12 @@ import Testing
             let finishers = try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask {
                     try await fixture.pool.run { connection in
-                        try connection.updateDuel(id: duel.duelID) { $0.forfeit(player: pair[0], atMs: 12_000) }!.finished
+                        try connection.updateDuel(id: duel.duelID, .forfeit(player: pair[0], atMs: 12_000))!.finished
                     }
                 }
                 group.addTask {
                     try await fixture.pool.run { connection in
-                        try connection.updateDuel(id: duel.duelID) { $0.advance(nowMs: 13_000) }!.finished
+                        try connection.updateDuel(id: duel.duelID, .advance(atMs: 13_000))!.finished
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -137,7 +135,7 @@ import Testing
         #expect(try setup.query("SELECT count(*) AS n FROM rating_history")[0].int("n") == 2 * trials)
         // A later completion attempt is refused by the engine and changes nothing.
         let any = try setup.query("SELECT id::text AS id FROM duels LIMIT 1")[0].string("id")
-        let again = try #require(try setup.updateDuel(id: any) { $0.forfeit(player: "x", atMs: 99_000) })
+        let again = try #require(try setup.updateDuel(id: any, .forfeit(player: "x", atMs: 99_000)))
         #expect(again.events.isEmpty)
         #expect(try setup.query("SELECT sum(games) AS games FROM ratings")[0].int("games") == 2 * trials)
     }

@@ -59,16 +59,14 @@ import Testing
         var now: Int64 = 1_000
         for index in 0..<3 {
             now += 500
-            let state = try #require(try connection.updateDuel(id: duel.duelID) { $0.advance(nowMs: now) })
+            let state = try #require(try connection.updateDuel(id: duel.duelID, .advance(atMs: now)))
             _ = state
             // Player 0 answers right every time, by reading the stored question's correct choice.
             let correct = try connection.query("""
                 SELECT q.correct_choice FROM duel_questions dq JOIN questions q ON q.id = dq.question_id
                  WHERE dq.duel_id = \(duel.duelID)::uuid AND dq.question_index = \(index)
                 """)[0].int("correct_choice")
-            let update = try #require(try connection.updateDuel(id: duel.duelID) {
-                $0.answer(player: ids[0], questionIndex: index, choice: correct, atMs: now)
-            })
+            let update = try #require(try connection.updateDuel(id: duel.duelID, .answer(player: ids[0], questionIndex: index, choice: correct, atMs: now)))
             #expect(update.outcome == .answered(correct: true, points: 200))
         }
         let events = try connection.events(duel: duel.duelID, afterSeq: 0)
@@ -89,7 +87,7 @@ import Testing
         #expect(try stats.int("asked") == 3 && stats.int("answers") == 3)
         try connection.report(player: ids[1], question: events[1].questionID, reason: "typo")
         #expect(throws: StoreError(.unknownQuestion)) { try connection.report(player: ids[1], question: 999_999_999, reason: "x") }
-        #expect(try connection.updateDuel(id: UUID().uuidString.lowercased()) { $0.advance(nowMs: 0) } == nil)
+        #expect(try connection.updateDuel(id: UUID().uuidString.lowercased(), .advance(atMs: 0)) == nil)
     }
 
     @Test func drawsTenDistinctActiveQuestions() async throws {

@@ -23,8 +23,10 @@ extension Duel {
             let correct = choice == questions[questionIndex].correctChoice
             let points = Scoring.points(
                 correct: correct, atMs: atMs, deadlineMs: round.deadlineMs, configuration: configuration)
-            rounds[questionIndex].answers.append(DuelAnswer(
-                player: player, choice: choice, correct: correct, atMs: atMs, points: points))
+            let answer = DuelAnswer(player: player, choice: choice, correct: correct, atMs: atMs, points: points)
+            rounds[questionIndex].answers.append(answer)
+            step.newAnswers.append(DuelStep.NewAnswer(
+                questionIndex: questionIndex, answer: answer, elapsedMs: max(0, atMs - round.opensAtMs)))
             players[seat].score += points
             step.outcome = .answered(correct: correct, points: points)
             emit(.answered, atMs: atMs, into: &step)
@@ -51,6 +53,11 @@ extension Duel {
             return .failure(DuelRejection(.wrongQuestion, "question \(questionIndex) is not open"))
         }
         let round = rounds[questionIndex]
+        // An answer stamped before its question opened (it arrived while a timer's
+        // transaction was opening the question later) is not an answer to it.
+        guard atMs >= round.opensAtMs else {
+            return .failure(DuelRejection(.wrongQuestion, "question \(questionIndex) was not open yet"))
+        }
         if round.answer(of: player) != nil { return .failure(DuelRejection(.alreadyAnswered)) }
         switch round.revealCause {
         case .won?:

@@ -101,6 +101,11 @@ extension Duel {
 
     func finishStep(_ step: inout DuelStep) {
         step.nextDeadlineMs = nextDeadlineMs
+        if step.changedState {
+            step.row = DuelStep.Row(
+                phase: phase, lastSeq: seq, nextDeadlineMs: nextDeadlineMs,
+                questionsOpened: rounds.count, result: result)
+        }
     }
 }
 

@@ -1,7 +1,9 @@
-/// What one input to a ``Duel`` produced: the reply, and what the I/O layer must do.
+/// What one input to a ``Duel`` produced: the reply, and every write it implies.
 ///
-/// The I/O layer stores `events` (and `completion`, in the same transaction),
-/// sends the events to the players, and schedules a wake-up at `nextDeadlineMs`.
+/// The store executes a step without looking inside the engine: it appends the
+/// input to the log when `logsInput`, updates the duel row's columns from `row`,
+/// inserts `newAnswers` and `events`, and writes the ratings of `completion`
+/// exactly once. It never diffs two states and never calls back into the rules.
 public struct DuelStep: Sendable {
     public enum Outcome: Sendable, Equatable {
         /// The input was applied (or was a no-op, like a deadline not yet due).
@@ -12,18 +14,42 @@ public struct DuelStep: Sendable {
         case rejected(DuelRejection)
     }
 
+    /// One answer row to insert (`duel_answers`).
+    public struct NewAnswer: Sendable, Equatable {
+        public let questionIndex: Int
+        public let answer: DuelAnswer
+        /// Milliseconds from the question opening to the answer.
+        public let elapsedMs: Int64
+    }
+
+    /// The duel row's columns after the step.
+    public struct Row: Sendable, Equatable {
+        public let phase: DuelPhase
+        public let lastSeq: Int
+        public let nextDeadlineMs: Int64?
+        /// Questions opened so far (what the mistakes notebook counts as asked).
+        public let questionsOpened: Int
+        public let result: DuelResult?
+    }
+
     public internal(set) var outcome: Outcome = .accepted
     /// Events to append, in seq order. A rejected input may still carry events when
     /// a deadline that was already due had to be applied first (rule 3 is measured by
     /// the server's clock, not by when a timer happened to fire).
     public internal(set) var events: [DuelEvent] = []
+    /// Answers accepted by this step.
+    public internal(set) var newAnswers: [NewAnswer] = []
     /// Set when this step finished the duel: the ratings to write exactly once.
     public internal(set) var completion: DuelResult?
     /// When the engine next needs `advance(nowMs:)`; nil once finished.
     public internal(set) var nextDeadlineMs: Int64?
+    /// The duel row after the step; nil when the step changed nothing.
+    public internal(set) var row: Row?
 
-    /// Whether the state changed and must be stored.
+    /// Whether the state changed: the input must be logged and the row updated.
     public var changedState: Bool { !events.isEmpty || stateTouched }
+    /// The same, as the store reads it: a step that changed nothing writes nothing.
+    public var logsInput: Bool { changedState }
     var stateTouched = false
 
     public var rejection: DuelRejection? {

@@ -11,6 +11,7 @@ public final class DuelServer: @unchecked Sendable {
     private let logger: Logger
     private var embedded: EmbeddedPostgres?
     private var pool: DatabasePool!
+    private var lanes: DuelLanes!
     private var core: DuelServerCore!
     private var lws: LWSServer!
     private let ticking = Mutex(true)
@@ -43,7 +44,8 @@ public final class DuelServer: @unchecked Sendable {
 
         let instance = UUID().uuidString.prefix(8).lowercased()
         pool = DatabasePool(conninfo: conninfo, size: configuration.databaseConnections, origin: instance, logger: logger)
-        core = DuelServerCore(configuration: configuration, pool: pool, instance: instance, logger: logger)
+        lanes = DuelLanes(conninfo: conninfo, count: configuration.duelLanes, origin: instance, logger: logger)
+        core = DuelServerCore(configuration: configuration, pool: pool, lanes: lanes, instance: instance, logger: logger)
         lws = try LWSServer(
             host: configuration.host, port: configuration.port,
             limits: .init(
@@ -53,7 +55,8 @@ public final class DuelServer: @unchecked Sendable {
         lws.handler = core
         core.lws = lws
         let core = self.core!
-        core.timers = TimerThread { duel, _ in core.post { $0.fireDeadline(duel: duel) } }
+        // A deadline goes straight from the timer thread to the duel's lane.
+        core.timers = TimerThread { duel, _ in core.fireDeadline(duel: duel) }
         core.listener = NotificationListener(
             conninfo: conninfo, channels: ["duel_events", "match_queue"], logger: logger,
             deliver: { channel, payload in
@@ -100,6 +103,7 @@ public final class DuelServer: @unchecked Sendable {
         core?.listener?.shutdown()
         core?.timers?.shutdown()
         lws?.stop()
+        lanes?.shutdown()
         pool?.shutdown()
         core?.hashing.shutdown()
         embedded?.stop()

@@ -141,21 +141,21 @@ extension DuelServerCore {
         guard playerConnections[player]?.isEmpty ?? true else { return }
         playerConnections[player] = nil
         let now = Clock.nowMs()
-        database(for: nil, { db -> DuelUpdate? in
+        database(for: nil, { db -> String? in
             try db.cancelQueue(player: player)
-            guard let live = try db.liveDuel(player: player) else { return nil }
-            return try db.updateDuel(id: live.duelID) { $0.playerDisconnected(player, atMs: now) }
+            return try db.liveDuel(player: player)?.duelID
         }) { core, _, result in
-            if case .success(let update?) = result { core.apply(update) }
+            guard case .success(let duel?) = result else { return }
+            core.duelInput(for: nil, duel: duel, .disconnected(player: player, atMs: now)) { core, _, result in
+                if case .success(let update?) = result { core.apply(update) }
+            }
         }
     }
 
     /// A player is back on a live duel: stop its abandonment clock.
     func reconnected(_ player: PlayerID, duel: String) {
         let now = Clock.nowMs()
-        database(for: nil, { db in
-            try db.updateDuel(id: duel) { $0.playerReconnected(player, atMs: now) }
-        }) { core, _, result in
+        duelInput(for: nil, duel: duel, .reconnected(player: player, atMs: now)) { core, _, result in
             if case .success(let update?) = result { core.apply(update) }
         }
     }

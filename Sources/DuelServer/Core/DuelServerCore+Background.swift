@@ -35,9 +35,9 @@ extension DuelServerCore {
         }
     }
 
-    /// A duel's deadline fired (timer thread or sweep): apply what is due.
+    /// A duel's deadline fired (timer thread or sweep): apply what is due. Any thread.
     func fireDeadline(duel: String) {
-        database(for: nil, { db in try db.updateDuel(id: duel) { $0.advance(nowMs: Clock.nowMs()) } }) { core, _, result in
+        duelInput(for: nil, duel: duel, .advance(atMs: Clock.nowMs())) { core, _, result in
             switch result {
             case .success(let update?): core.apply(update)
             case .success(nil): break
@@ -75,7 +75,7 @@ extension DuelServerCore {
                 for id in ids {
                     guard let connection = core.connections[id] else { continue }
                     let delivered = connection.deliveredSeq[live.duelID] ?? 0
-                    if delivered < live.seq { core.duelEventsNotified("\(live.duelID) \(delivered + 1) \(live.seq)") }
+                    if delivered < live.seq { core.duelEventsNotified(duel: live.duelID, lastSeq: live.seq) }
                 }
             }
         }

@@ -6,9 +6,8 @@ import Foundation
 extension DuelServerCore {
     func answer(_ connection: Connection, _ ref: RequestRef?, duel: String, index: Int, choice: Int, arrivedMs: Int64) {
         let player = connection.player!
-        database(for: connection, { db in
-            try db.updateDuel(id: duel) { $0.answer(player: player, questionIndex: index, choice: choice, atMs: arrivedMs) }
-        }) { core, connection, result in
+        let input = DuelInput.answer(player: player, questionIndex: index, choice: choice, atMs: arrivedMs)
+        duelInput(for: connection, duel: duel, input) { core, connection, result in
             core.finishDuelRequest(connection, ref, result) { outcome in
                 if case .answered(let correct, let points) = outcome {
                     core.metrics.answerLatency.observe(ms: Double(Clock.nowMs() - arrivedMs))
@@ -21,9 +20,7 @@ extension DuelServerCore {
 
     func forfeit(_ connection: Connection, _ ref: RequestRef?, duel: String, arrivedMs: Int64) {
         let player = connection.player!
-        database(for: connection, { db in
-            try db.updateDuel(id: duel) { $0.forfeit(player: player, atMs: arrivedMs) }
-        }) { core, connection, result in
+        duelInput(for: connection, duel: duel, .forfeit(player: player, atMs: arrivedMs)) { core, connection, result in
             core.finishDuelRequest(connection, ref, result) { outcome in outcome == .accepted ? [:] : nil }
         }
     }
@@ -77,6 +74,7 @@ extension DuelServerCore {
 
     /// Handles a committed duel transaction of this instance: deliver, remember, schedule.
     func apply(_ update: DuelUpdate) {
+        if let created = update.created { lanes.seed(created) }
         if !recentlyFinished.contains(update.duelID) { duelPlayers[update.duelID] = update.players }
         deliver(update.events, players: update.players)
         if update.finished {
@@ -141,12 +139,14 @@ extension DuelServerCore {
         }
     }
 
-    /// A NOTIFY on `duel_events` ("<duel> <first seq> <last seq> <instance>"), from any instance.
+    /// A NOTIFY on `duel_events` (see ``DuelNotification``), from any instance.
     func duelEventsNotified(_ payload: String) {
-        let parts = payload.split(separator: " ")
-        guard parts.count >= 3, let last = Int(parts[2]) else { return }
-        if parts.count == 4 && parts[3] == instance[...] { return }
-        let duel = String(parts[0])
+        guard let notification = DuelNotification(payload: payload), notification.origin != instance else { return }
+        for range in notification.ranges { duelEventsNotified(duel: range.duelID, lastSeq: range.lastSeq) }
+    }
+
+    /// Events up to `last` exist for `duel`: deliver the ones this instance has not seen to its players here.
+    func duelEventsNotified(duel: String, lastSeq last: Int) {
         if recentlyFinished.contains(duel) { return }
         if let known = knownSeq[duel], known >= last { return }
         if let players = duelPlayers[duel], !players.contains(where: { playerConnections[$0] != nil }) { return }

@@ -8,6 +8,7 @@ import Logging
 public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     let configuration: ServerConfiguration
     let pool: DatabasePool
+    let lanes: DuelLanes
     let logger: Logger
     let inbox = Inbox()
     let hashing = ThreadPool(threads: 2, name: "argon2")
@@ -38,10 +39,11 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     /// (the transaction's completion already delivered them).
     let instance: String
 
-    init(configuration: ServerConfiguration, pool: DatabasePool, instance: String, logger: Logger) {
+    init(configuration: ServerConfiguration, pool: DatabasePool, lanes: DuelLanes, instance: String, logger: Logger) {
         self.instance = instance
         self.configuration = configuration
         self.pool = pool
+        self.lanes = lanes
         self.logger = logger
         self.files = StaticFiles(root: configuration.webDirectory)
     }
@@ -129,6 +131,23 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     }
 
     // MARK: Database jobs
+
+    /// Applies `input` to `duel` in its lane, then `then` on the lws thread with the
+    /// connection (if still open) and the committed update.
+    func duelInput(
+        for connection: Connection?, duel: String, _ input: DuelInput,
+        then: @escaping @Sendable (DuelServerCore, Connection?, Result<DuelUpdate?, Error>) -> Void
+    ) {
+        let id = connection?.id
+        let started = DispatchTime.now().uptimeNanoseconds
+        lanes.submit(duel: duel, input) { [self] result in
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
+            post { core in
+                core.metrics.databaseLatency.observe(ms: elapsed)
+                then(core, id.flatMap { core.connections[$0] }, result)
+            }
+        }
+    }
 
     /// Runs `job` on a database worker, then `then` on the lws thread with the
     /// connection (if still open) and the result.

@@ -23,9 +23,12 @@ public struct ServerConfiguration: Sendable {
     public var messagesPerSecond: Double = 20
     public var messageBurst: Double = 40
     public var tokenLifetimeSeconds: Int = 30 * 24 * 3_600
-    /// Database worker threads (each holds one connection). Commits wait for the WAL
-    /// flush; more concurrent committers share each flush (group commit).
-    public var databaseConnections: Int = 16
+    /// Database worker threads (each holds one connection) for everything but duel
+    /// inputs: sign-in, queue, reads, matching.
+    public var databaseConnections: Int = 8
+    /// Duel lanes (threads, each with one connection) that apply answers, forfeits,
+    /// deadlines and presence in batched transactions. A duel always uses one lane.
+    public var duelLanes: Int = 4
     /// Static files of the web client, served at `/`.
     public var webDirectory: String = "web"
     /// How often the matcher looks at the queues even without a NOTIFY (the widening gap needs it).

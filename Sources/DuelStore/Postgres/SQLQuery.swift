@@ -105,21 +105,32 @@ public struct PGBytes: PGEncodable, Equatable {
 }
 
 /// A `text[]` or `bigint[]` literal, quoted so any element text is safe.
+///
+/// Built on the batch write path for every column of every row, so it works on
+/// UTF-8 bytes: each element is double-quoted, with `"` and `\` escaped.
 public struct PGArray: PGEncodable {
     public let elements: [String?]
     public init(_ elements: [String?]) { self.elements = elements }
     public init(_ elements: [Int64]) { self.elements = elements.map { String($0) } }
 
     public var pgValue: PGValue {
-        let items = elements.map { element -> String in
-            guard let element else { return "NULL" }
-            var quoted = "\""
-            for character in element {
-                if character == "\"" || character == "\\" { quoted.append("\\") }
-                quoted.append(character)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(2 + elements.reduce(0) { $0 + ($1?.utf8.count ?? 4) + 3 })
+        bytes.append(UInt8(ascii: "{"))
+        for (offset, element) in elements.enumerated() {
+            if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+            guard let element else {
+                bytes.append(contentsOf: "NULL".utf8)
+                continue
             }
-            return quoted + "\""
+            bytes.append(UInt8(ascii: "\""))
+            for byte in element.utf8 {
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
+                bytes.append(byte)
+            }
+            bytes.append(UInt8(ascii: "\""))
         }
-        return .text("{" + items.joined(separator: ",") + "}")
+        bytes.append(UInt8(ascii: "}"))
+        return .text(String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -66,6 +66,44 @@ extension PGConnection {
         drawn.shuffle()
         return Array(drawn.prefix(count))
     }
+
+    /// Draws `sets` independent sets of up to `count` distinct questions in one
+    /// query (the matcher creates many duels per transaction). Each set gets its
+    /// own slice of random index probes; a set whose probes collided too often
+    /// (a small bank) is drawn again on its own.
+    public func drawQuestionSets(bankID: Int, count: Int, sets: Int) throws -> [[DuelQuestion]] {
+        guard sets > 1 else { return sets == 1 ? [try drawQuestions(bankID: bankID, count: count)] : [] }
+        let perSet = count * 3
+        let rows = try query("""
+            SELECT p.n, q.id, q.prompt, q.choices, q.correct_choice
+              FROM (SELECT n, random() AS r FROM generate_series(0, \(sets * perSet - 1)) n) p
+              CROSS JOIN LATERAL (
+                    (SELECT * FROM questions
+                      WHERE bank_id = \(bankID) AND active AND draw_key >= p.r
+                      ORDER BY draw_key LIMIT 1)
+                    UNION ALL
+                    (SELECT * FROM questions
+                      WHERE bank_id = \(bankID) AND active
+                      ORDER BY draw_key LIMIT 1)
+                    LIMIT 1) q
+            """)
+        var drawn = [[DuelQuestion]](repeating: [], count: sets)
+        var seen = [Set<Int64>](repeating: [], count: sets)
+        for row in rows {
+            let set = try row.int("n") / perSet
+            let question = try DuelQuestion(row: row)
+            if seen[set].insert(question.id).inserted { drawn[set].append(question) }
+        }
+        for set in drawn.indices {
+            if drawn[set].count < count {
+                drawn[set] = try drawQuestions(bankID: bankID, count: count)
+            } else {
+                drawn[set].shuffle()
+                drawn[set] = Array(drawn[set].prefix(count))
+            }
+        }
+        return drawn
+    }
 }
 
 extension BankSummary {

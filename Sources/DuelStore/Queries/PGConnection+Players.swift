@@ -89,20 +89,3 @@ extension PGConnection {
             totalScore: try row.int64("total_score"), ratings: ratings)
     }
 }
-
-/// Checks that text is a UUID before it reaches a `::uuid` cast, so a client's
-/// malformed id is "unknown" rather than a database error.
-public enum UUIDText {
-    public static func isValid(_ text: String) -> Bool {
-        let scalars = Array(text.unicodeScalars)
-        guard scalars.count == 36 else { return false }
-        for (index, scalar) in scalars.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
-                guard scalar == "-" else { return false }
-            } else {
-                guard scalar.properties.isASCIIHexDigit else { return false }
-            }
-        }
-        return true
-    }
-}

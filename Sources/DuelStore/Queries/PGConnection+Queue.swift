@@ -88,14 +88,14 @@ extension PGConnection {
             let entries = try rows.map {
                 QueueEntry(player: try $0.string("player"), rating: try $0.double("rating"), enqueuedAtMs: try $0.int64("at"))
             }
-            var created: [DuelUpdate] = []
-            for (a, b) in policy.pairs(entries, nowMs: databaseNow) {
-                try connection.query("""
-                    DELETE FROM match_queue WHERE player_id IN (\(a.player)::uuid, \(b.player)::uuid)
-                    """)
-                created.append(try connection.createDuel(
-                    bankID: bankID, players: [a.player, b.player], configuration: configuration, nowMs: nowMs))
-            }
+            let pairs = policy.pairs(entries, nowMs: databaseNow).map { (a: $0.0.player, b: $0.1.player) }
+            guard !pairs.isEmpty else { return [] }
+            try connection.query("""
+                DELETE FROM match_queue WHERE player_id = ANY(\(PGArray(pairs.flatMap { [$0.a, $0.b] }))::uuid[])
+                """)
+            let created = try connection.createDuels(
+                bankID: bankID, pairs: pairs, configuration: configuration, nowMs: nowMs
+            ).map(\.update)
             return created
         }
     }

@@ -43,7 +43,7 @@ extension PGConnection {
              WHERE (d.player_a = \(player)::uuid OR d.player_b = \(player)::uuid) AND d.state = 'finished'
                AND (a.correct IS NULL OR NOT a.correct)
                -- Only questions that were actually asked before the duel ended.
-               AND dq.question_index < json_array_length(d.engine -> 'rounds')
+               AND dq.question_index < d.questions_opened
              ORDER BY d.finished_at DESC, dq.question_index
              LIMIT \(limit)
             """).map { row in

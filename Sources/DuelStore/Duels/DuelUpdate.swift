@@ -29,4 +29,6 @@ public struct DuelUpdate: Sendable {
     /// When the engine next needs to run; nil once the duel is finished.
     public let nextDeadlineMs: Int64?
     public let finished: Bool
+    /// For a duel this transaction created: its engine state, for the lane that will run it.
+    public var created: Duel? = nil
 }

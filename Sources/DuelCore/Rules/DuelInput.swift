@@ -1,0 +1,86 @@
+/// One input to a duel, as a value: what the store logs and replays.
+///
+/// Every input that changed a duel is appended to the duel's input log
+/// (`duel_inputs`) in the transaction that applied it. The engine is pure and
+/// deterministic, so the duel's start state plus its logged inputs, replayed
+/// in order, rebuild exactly the state in memory (see ``Duel/replay(_:)``).
+public enum DuelInput: Sendable, Equatable {
+    /// A player's answer arriving at server time `atMs` (rules 3-6).
+    case answer(player: PlayerID, questionIndex: Int, choice: Int, atMs: Int64)
+    /// A player gives up (rule 8).
+    case forfeit(player: PlayerID, atMs: Int64)
+    /// A timer or sweep: apply the deadlines due at `atMs`.
+    case advance(atMs: Int64)
+    /// The player's last connection closed: the abandonment clock starts.
+    case disconnected(player: PlayerID, atMs: Int64)
+    /// The player is connected again: the abandonment clock stops.
+    case reconnected(player: PlayerID, atMs: Int64)
+
+    /// The server time the input carries.
+    public var atMs: Int64 {
+        switch self {
+        case .answer(_, _, _, let at), .forfeit(_, let at), .advance(let at),
+             .disconnected(_, let at), .reconnected(_, let at):
+            at
+        }
+    }
+
+    /// The player the input speaks for, if any.
+    public var player: PlayerID? {
+        switch self {
+        case .answer(let player, _, _, _), .forfeit(let player, _), .disconnected(let player, _),
+             .reconnected(let player, _):
+            player
+        case .advance:
+            nil
+        }
+    }
+
+    /// The stored name of the input's kind (`duel_inputs.kind`).
+    public var kind: Kind {
+        switch self {
+        case .answer: .answer
+        case .forfeit: .forfeit
+        case .advance: .advance
+        case .disconnected: .disconnected
+        case .reconnected: .reconnected
+        }
+    }
+
+    public enum Kind: String, Sendable, CaseIterable {
+        case answer, forfeit, advance, disconnected, reconnected
+    }
+
+    /// Rebuilds an input from its stored columns; nil when they do not form one.
+    public init?(kind: String, player: PlayerID?, questionIndex: Int?, choice: Int?, atMs: Int64) {
+        switch (Kind(rawValue: kind), player, questionIndex, choice) {
+        case (.answer?, let player?, let index?, let choice?):
+            self = .answer(player: player, questionIndex: index, choice: choice, atMs: atMs)
+        case (.forfeit?, let player?, _, _): self = .forfeit(player: player, atMs: atMs)
+        case (.advance?, _, _, _): self = .advance(atMs: atMs)
+        case (.disconnected?, let player?, _, _): self = .disconnected(player: player, atMs: atMs)
+        case (.reconnected?, let player?, _, _): self = .reconnected(player: player, atMs: atMs)
+        default: return nil
+        }
+    }
+}
+
+extension Duel {
+    /// Applies one input: the single entry point the store uses.
+    public mutating func apply(_ input: DuelInput) -> DuelStep {
+        switch input {
+        case .answer(let player, let index, let choice, let atMs):
+            answer(player: player, questionIndex: index, choice: choice, atMs: atMs)
+        case .forfeit(let player, let atMs): forfeit(player: player, atMs: atMs)
+        case .advance(let atMs): advance(nowMs: atMs)
+        case .disconnected(let player, let atMs): playerDisconnected(player, atMs: atMs)
+        case .reconnected(let player, let atMs): playerReconnected(player, atMs: atMs)
+        }
+    }
+
+    /// Replays logged inputs, in order, on a stored state: how a duel is rebuilt
+    /// after a restart or when another instance moved it on.
+    public mutating func replay(_ inputs: some Sequence<DuelInput>) {
+        for input in inputs { _ = apply(input) }
+    }
+}

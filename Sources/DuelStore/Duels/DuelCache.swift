@@ -1,0 +1,51 @@
+import DuelCore
+
+/// The engine states one database connection last committed, by duel, with the
+/// version (`duels.inputs`) each belongs to.
+///
+/// Owned by the connection, so only the thread that owns the connection touches
+/// it: no lock. A state is used only when the row locked in the transaction has
+/// the same version; otherwise the duel is rebuilt from its stored base state and
+/// input log. Bounded: finished duels leave at once, and past `limit` the oldest
+/// entries go (a state that left is rebuilt from the log when needed again).
+struct DuelCache {
+    private var entries: [String: (version: Int, duel: Duel)] = [:]
+    private var order: [String] = []
+    private var orderHead = 0
+    let limit: Int
+
+    init(limit: Int = 20_000) {
+        self.limit = limit
+    }
+
+    var count: Int { entries.count }
+
+    func state(of id: String, version: Int) -> Duel? {
+        guard let entry = entries[id], entry.version == version else { return nil }
+        return entry.duel
+    }
+
+    mutating func remember(_ duel: Duel, version: Int) {
+        if duel.phase == .finished {
+            entries[duel.id] = nil
+            return
+        }
+        if entries.updateValue((version, duel), forKey: duel.id) == nil {
+            order.append(duel.id)
+            evictIfFull()
+        }
+    }
+
+    /// Drops the oldest-inserted entries beyond the limit (ids of finished duels
+    /// still in `order` are skipped and simply fall out).
+    private mutating func evictIfFull() {
+        while entries.count > limit, orderHead < order.count {
+            entries[order[orderHead]] = nil
+            orderHead += 1
+        }
+        if orderHead > 4_096 && orderHead * 2 > order.count {
+            order = order.filter { entries[$0] != nil }
+            orderHead = 0
+        }
+    }
+}

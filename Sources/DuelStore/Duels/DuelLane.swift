@@ -1,0 +1,108 @@
+import DuelCore
+import Foundation
+import Logging
+import Synchronization
+
+/// One lane of ``DuelLanes``: a thread, its connection, and the inputs waiting for its next round.
+final class DuelLane: Sendable {
+    private struct Waiting {
+        var items: [DuelInputItem] = []
+        var completions: [DuelLanes.Completion] = []
+        var seeds: [Duel] = []
+        var closed = false
+    }
+
+    private let state = Mutex(Waiting())
+    /// Signalled when work arrives; the lane thread waits on it while idle.
+    private let wakeUp = DispatchSemaphore(value: 0)
+    private let stopped = DispatchSemaphore(value: 0)
+    private let conninfo: String
+    private let origin: String
+    private let maxBatch: Int
+    private let logger: Logger
+
+    init(index: Int, conninfo: String, origin: String, maxBatch: Int, logger: Logger) {
+        self.conninfo = conninfo
+        self.origin = origin
+        self.maxBatch = maxBatch
+        self.logger = logger
+        let thread = Thread { [self] in
+            run()
+            stopped.signal()
+        }
+        thread.name = "lane-\(index)"
+        thread.start()
+    }
+
+    var pending: Int { state.withLock { $0.items.count } }
+
+    func submit(_ item: DuelInputItem, completion: @escaping DuelLanes.Completion) {
+        let (accepted, wasIdle) = state.withLock { waiting -> (Bool, Bool) in
+            guard !waiting.closed else { return (false, false) }
+            waiting.items.append(item)
+            waiting.completions.append(completion)
+            return (true, waiting.items.count == 1)
+        }
+        guard accepted else {
+            completion(.failure(PGError.client("database unavailable: shutting down")))
+            return
+        }
+        // Only the first input of a round needs to wake the thread; the rest ride along.
+        if wasIdle { wakeUp.signal() }
+    }
+
+    func seed(_ duel: Duel) {
+        state.withLock { $0.seeds.append(duel) }
+    }
+
+    func shutdown() {
+        state.withLock { $0.closed = true }
+        wakeUp.signal()
+        stopped.wait()
+    }
+
+    private func run() {
+        var connection: PGConnection?
+        var backoff = Backoff()
+        while true {
+            let (items, completions, seeds, closed) = state.withLock { waiting in
+                let count = min(waiting.items.count, maxBatch)
+                let items = Array(waiting.items.prefix(count))
+                let completions = Array(waiting.completions.prefix(count))
+                waiting.items.removeFirst(count)
+                waiting.completions.removeFirst(count)
+                let seeds = waiting.seeds
+                waiting.seeds.removeAll()
+                return (items, completions, seeds, waiting.closed)
+            }
+            if items.isEmpty {
+                if closed { break }
+                wakeUp.wait()
+                continue
+            }
+            if connection?.isOpen != true {
+                connection = nil
+                if backoff.mayTry(now: Date()) {
+                    do {
+                        let opened = try PGConnection(conninfo)
+                        opened.notificationOrigin = origin
+                        connection = opened
+                        backoff.succeeded()
+                    } catch {
+                        backoff.failed(now: Date())
+                        logger.warning("lane: database connection failed", metadata: ["error": "\(error)"])
+                    }
+                }
+            }
+            guard let connection else {
+                let failure = PGError.client("database unavailable")
+                completions.forEach { $0(.failure(failure)) }
+                continue
+            }
+            for duel in seeds { connection.duelCache.remember(duel, version: 0) }
+            let results = connection.applyInputs(items)
+            for (completion, result) in zip(completions, results) { completion(result) }
+        }
+        connection?.close()
+    }
+}

@@ -1,0 +1,56 @@
+import DuelCore
+import Foundation
+import Logging
+
+/// The answer path's database lanes: a few threads, each owning one connection,
+/// that apply duel inputs in batches (group commit).
+///
+/// A duel always uses the same lane (its id's hash picks it), so its inputs keep
+/// their order. Each lane commits once per round: it takes every input that
+/// arrived while the previous round was committing, applies them in one
+/// transaction (``PGConnection/applyInputs(_:)``), then calls each input's
+/// completion. Under light load a round holds one input; under heavy load the
+/// rounds grow, and the cost of a commit is shared.
+public final class DuelLanes: Sendable {
+    public typealias Completion = @Sendable (Result<DuelUpdate?, Error>) -> Void
+
+    private let lanes: [DuelLane]
+
+    /// Starts `count` lanes. Connections open on each lane's first batch.
+    /// - Parameters:
+    ///   - origin: tagged onto NOTIFY payloads (see ``DuelNotification``).
+    ///   - maxBatch: the most inputs one transaction takes.
+    public init(conninfo: String, count: Int, origin: String, maxBatch: Int = 512, logger: Logger) {
+        lanes = (0..<max(1, count)).map {
+            DuelLane(index: $0, conninfo: conninfo, origin: origin, maxBatch: maxBatch, logger: logger)
+        }
+    }
+
+    /// Queues `input` for `duel`; `completion` runs on the lane's thread after the commit.
+    public func submit(duel: String, _ input: DuelInput, completion: @escaping Completion) {
+        lane(of: duel).submit(DuelInputItem(duelID: duel, input: input), completion: completion)
+    }
+
+    /// Hands a duel's freshly created state to the lane that will run it, so its
+    /// first input needs no rebuild from the stored base state.
+    public func seed(_ duel: Duel) {
+        lane(of: duel.id).seed(duel)
+    }
+
+    /// Inputs waiting, over all lanes (for metrics).
+    public var pending: Int { lanes.reduce(0) { $0 + $1.pending } }
+
+    /// Finishes what is queued, then stops the lanes and closes their connections.
+    public func shutdown() {
+        lanes.forEach { $0.shutdown() }
+    }
+
+    private func lane(of duel: String) -> DuelLane {
+        // FNV-1a over the id's bytes: stable within the process, cheap, well spread.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in duel.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return lanes[Int(hash % UInt64(lanes.count))]
+    }
+}

@@ -1,0 +1,195 @@
+import DuelCore
+
+/// Everything a batch of steps writes, gathered into columns so that each table
+/// gets one multi-row statement (`unnest` of arrays) however many duels the batch
+/// touched. Only the steps' own lists go in: nothing here looks at engine state.
+struct DuelWrites {
+    // duels: one row per duel, its state after the batch's last step.
+    private var rowIndex: [String: Int] = [:]
+    private var rowIDs: [String?] = [], rowStates: [String?] = [], rowSeqs: [String?] = []
+    private var rowDeadlines: [String?] = [], rowInputs: [String?] = [], rowOpened: [String?] = []
+    private var rowWinners: [String?] = [], rowReasons: [String?] = []
+    // duel_inputs
+    private var inputDuels: [String?] = [], inputNs: [String?] = [], inputKinds: [String?] = []
+    private var inputPlayers: [String?] = [], inputQuestions: [String?] = [], inputChoices: [String?] = []
+    private var inputAts: [String?] = []
+    // duel_answers
+    private var answerDuels: [String?] = [], answerQuestions: [String?] = [], answerPlayers: [String?] = []
+    private var answerChoices: [String?] = [], answerCorrect: [String?] = [], answerPoints: [String?] = []
+    private var answerElapsed: [String?] = [], answerAts: [String?] = []
+    // duel_events
+    private var eventDuels: [String?] = [], eventSeqs: [String?] = [], eventKinds: [String?] = []
+    private var eventAts: [String?] = [], eventRecords: [String?] = []
+    private var finished: [String?] = []
+    private var ranges: [DuelNotification.Range] = []
+    private var rangeIndex: [String: Int] = [:]
+    /// Duels the batch finished, with their bank: the ratings to write once.
+    private(set) var completions: [(duelID: String, bankID: Int, result: DuelResult)] = []
+
+    var isEmpty: Bool { rowIDs.isEmpty && eventDuels.isEmpty }
+
+    /// Adds one step's writes; `version` is the duel's input count after it.
+    /// Returns the step's events as stored (the record serialized once, here).
+    mutating func add(_ step: DuelStep, duelID: String, bankID: Int, input: DuelInput, version: Int) -> [StoredEvent] {
+        guard step.logsInput, let row = step.row else { return [] }
+        logInput(input, duelID: duelID, n: version)
+        setRow(row, duelID: duelID, version: version)
+        for new in step.newAnswers {
+            answerDuels.append(duelID)
+            answerQuestions.append(String(new.questionIndex))
+            answerPlayers.append(new.answer.player)
+            answerChoices.append(String(new.answer.choice))
+            answerCorrect.append(new.answer.correct ? "t" : "f")
+            answerPoints.append(String(new.answer.points))
+            answerElapsed.append(String(new.elapsedMs))
+            answerAts.append(String(new.answer.atMs))
+        }
+        let events = add(step.events, duelID: duelID)
+        if let result = step.completion {
+            completions.append((duelID, bankID, result))
+            finished.append(duelID)
+        }
+        return events
+    }
+
+    /// Adds a new duel's start: its events (the row itself is inserted by the caller).
+    mutating func add(_ events: [DuelEvent], duelID: String) -> [StoredEvent] {
+        let stored = events.map { event in
+            StoredEvent(duelID: duelID, seq: event.seq, kind: event.kind, atMs: event.atMs,
+                        recordJSON: event.record.json.serialized)
+        }
+        for event in stored {
+            eventDuels.append(duelID)
+            eventSeqs.append(String(event.seq))
+            eventKinds.append(event.kind.rawValue)
+            eventAts.append(String(event.atMs))
+            eventRecords.append(event.recordJSON)
+        }
+        if let first = stored.first, let last = stored.last {
+            if let index = rangeIndex[duelID] {
+                ranges[index] = .init(duelID: duelID, firstSeq: ranges[index].firstSeq, lastSeq: last.seq)
+            } else {
+                rangeIndex[duelID] = ranges.count
+                ranges.append(.init(duelID: duelID, firstSeq: first.seq, lastSeq: last.seq))
+            }
+        }
+        return stored
+    }
+
+    private mutating func logInput(_ input: DuelInput, duelID: String, n: Int) {
+        inputDuels.append(duelID)
+        inputNs.append(String(n))
+        inputKinds.append(input.kind.rawValue)
+        inputPlayers.append(input.player)
+        inputAts.append(String(input.atMs))
+        if case .answer(_, let index, let choice, _) = input {
+            inputQuestions.append(String(index))
+            inputChoices.append(String(choice))
+        } else {
+            inputQuestions.append(nil)
+            inputChoices.append(nil)
+        }
+    }
+
+    private mutating func setRow(_ row: DuelStep.Row, duelID: String, version: Int) {
+        let index: Int
+        if let existing = rowIndex[duelID] {
+            index = existing
+        } else {
+            index = rowIDs.count
+            rowIndex[duelID] = index
+            rowIDs.append(duelID)
+            rowStates.append(nil); rowSeqs.append(nil); rowDeadlines.append(nil); rowInputs.append(nil)
+            rowOpened.append(nil); rowWinners.append(nil); rowReasons.append(nil)
+        }
+        rowStates[index] = row.phase.rawValue
+        rowSeqs[index] = String(row.lastSeq)
+        rowDeadlines[index] = row.nextDeadlineMs.map { String($0) }
+        rowInputs[index] = String(version)
+        rowOpened[index] = String(row.questionsOpened)
+        rowWinners[index] = row.result?.winner
+        rowReasons[index] = row.result?.reason.rawValue
+    }
+
+    /// Writes everything in one statement (plus one per finished duel for its
+    /// ratings) inside the caller's transaction, and announces the events.
+    func write(on connection: PGConnection) throws {
+        guard !isEmpty else { return }
+        let payloads = DuelNotification.payloads(origin: connection.notificationOrigin, ranges: ranges)
+        try connection.query("""
+            WITH updated AS (
+                UPDATE duels d
+                   SET state = u.state, last_seq = u.last_seq, next_deadline_ms = u.next_deadline_ms,
+                       inputs = u.inputs, questions_opened = u.questions_opened,
+                       finished_at = CASE WHEN u.state = 'finished' THEN now() END,
+                       winner = u.winner::uuid, finish_reason = u.finish_reason
+                  FROM unnest(\(PGArray(rowIDs))::uuid[], \(PGArray(rowStates))::text[], \(PGArray(rowSeqs))::int[],
+                              \(PGArray(rowDeadlines))::bigint[], \(PGArray(rowInputs))::int[],
+                              \(PGArray(rowOpened))::int[], \(PGArray(rowWinners))::text[], \(PGArray(rowReasons))::text[])
+                       AS u(id, state, last_seq, next_deadline_ms, inputs, questions_opened, winner, finish_reason)
+                 WHERE d.id = u.id
+                RETURNING 1),
+            logged AS (
+                INSERT INTO duel_inputs (duel_id, n, kind, player_id, question_index, choice, at_ms)
+                SELECT * FROM unnest(\(PGArray(inputDuels))::uuid[], \(PGArray(inputNs))::int[], \(PGArray(inputKinds))::text[],
+                                     \(PGArray(inputPlayers))::uuid[], \(PGArray(inputQuestions))::int[],
+                                     \(PGArray(inputChoices))::int[], \(PGArray(inputAts))::bigint[])
+                RETURNING 1),
+            answers AS (
+                INSERT INTO duel_answers (duel_id, question_index, player_id, choice, correct, points, elapsed_ms, answered_at)
+                SELECT a.duel_id, a.question_index, a.player_id, a.choice, a.correct, a.points, a.elapsed_ms,
+                       to_timestamp(a.at_ms / 1000.0)
+                  FROM unnest(\(PGArray(answerDuels))::uuid[], \(PGArray(answerQuestions))::int[],
+                              \(PGArray(answerPlayers))::uuid[], \(PGArray(answerChoices))::int[],
+                              \(PGArray(answerCorrect))::boolean[], \(PGArray(answerPoints))::int[],
+                              \(PGArray(answerElapsed))::int[], \(PGArray(answerAts))::bigint[])
+                       AS a(duel_id, question_index, player_id, choice, correct, points, elapsed_ms, at_ms)
+                RETURNING 1),
+            events AS (
+                INSERT INTO duel_events (duel_id, seq, kind, at_ms, record)
+                SELECT e.duel_id, e.seq, e.kind, e.at_ms, e.record::json
+                  FROM unnest(\(PGArray(eventDuels))::uuid[], \(PGArray(eventSeqs))::int[], \(PGArray(eventKinds))::text[],
+                              \(PGArray(eventAts))::bigint[], \(PGArray(eventRecords))::text[])
+                       AS e(duel_id, seq, kind, at_ms, record)
+                RETURNING 1),
+            left_live AS (
+                DELETE FROM live_duel_players WHERE duel_id = ANY(\(PGArray(finished))::uuid[])
+                RETURNING 1)
+            SELECT pg_notify('duel_events', p) FROM unnest(\(PGArray(payloads))::text[]) AS p
+            """)
+        for completion in completions {
+            try connection.storeRatings(duelID: completion.duelID, bankID: completion.bankID, result: completion.result)
+        }
+    }
+}
+
+extension PGConnection {
+    /// Rule 9: both ratings, once. rating_history's primary key (duel, player)
+    /// makes a second attempt fail the transaction instead of rating twice.
+    func storeRatings(duelID: String, bankID: Int, result: DuelResult) throws {
+        let outcomes = result.outcomes
+        let column = { (value: (PlayerOutcome) -> String) in PGArray(outcomes.map { Optional(value($0)) }) }
+        try query("""
+            WITH history AS (
+                INSERT INTO rating_history (duel_id, player_id, bank_id, outcome, score, rating_before, rating_after,
+                                            deviation_before, deviation_after, volatility_before, volatility_after)
+                SELECT \(duelID)::uuid, o.player, \(bankID), o.outcome, o.score, o.rb, o.ra, o.db, o.da, o.vb, o.va
+                  FROM unnest(\(column { $0.player })::uuid[], \(column { $0.outcome.rawValue })::text[],
+                              \(column { String($0.score) })::int[],
+                              \(column { String($0.rating.before.rating) })::float8[], \(column { String($0.rating.after.rating) })::float8[],
+                              \(column { String($0.rating.before.deviation) })::float8[], \(column { String($0.rating.after.deviation) })::float8[],
+                              \(column { String($0.rating.before.volatility) })::float8[], \(column { String($0.rating.after.volatility) })::float8[])
+                       AS o(player, outcome, score, rb, ra, db, da, vb, va)
+                RETURNING player_id, outcome, score, rating_after, deviation_after, volatility_after)
+            INSERT INTO ratings AS r (player_id, bank_id, rating, deviation, volatility, games, wins, losses, draws, total_score)
+            SELECT h.player_id, \(bankID), h.rating_after, h.deviation_after, h.volatility_after, 1,
+                   (h.outcome = 'win')::int, (h.outcome = 'loss')::int, (h.outcome = 'draw')::int, h.score
+              FROM history h
+            ON CONFLICT (player_id, bank_id) DO UPDATE
+               SET rating = excluded.rating, deviation = excluded.deviation, volatility = excluded.volatility,
+                   games = r.games + 1, wins = r.wins + excluded.wins, losses = r.losses + excluded.losses,
+                   draws = r.draws + excluded.draws, total_score = r.total_score + excluded.total_score,
+                   updated_at = now()
+            """)
+    }
+}

@@ -1,0 +1,113 @@
+import DuelCore
+import Foundation
+
+extension PGConnection {
+    /// Applies a batch of inputs to their duels in one transaction, and returns one
+    /// result per item, in the items' order: the duel's update, or nil for an unknown duel.
+    ///
+    /// The touched duel rows are locked in id order (two instances never deadlock),
+    /// the engine runs on every input in arrival order (stamp order, stable), and
+    /// multi-row statements write the logged inputs, the duel rows, answers, events
+    /// and ratings, with one NOTIFY per 8000 bytes of announcements. The states in
+    /// this connection's cache change only after the commit.
+    ///
+    /// When the batch's writes fail (a constraint, a duel in a bad state), each duel's
+    /// inputs are retried in a transaction of their own, so one failing duel fails
+    /// alone and the others commit.
+    public func applyInputs(_ items: [DuelInputItem]) -> [Result<DuelUpdate?, Error>] {
+        guard !items.isEmpty else { return [] }
+        do {
+            let (updates, states) = try transaction { connection in try connection.applyOnce(items) }
+            for (duel, version) in states.values { duelCache.remember(duel, version: version) }
+            return updates.map { .success($0) }
+        } catch {
+            let duels = Set(items.map(\.duelID))
+            let lost = (error as? PGError)?.isConnectionFailure ?? false
+            guard duels.count > 1, !lost else { return items.map { _ in .failure(error) } }
+            var results = [Result<DuelUpdate?, Error>?](repeating: nil, count: items.count)
+            for duel in duels.sorted() {
+                let indices = items.indices.filter { items[$0].duelID == duel }
+                for (index, result) in zip(indices, applyInputs(indices.map { items[$0] })) {
+                    results[index] = result
+                }
+            }
+            return results.map { $0! }
+        }
+    }
+
+    /// A convenience for one input (tests, tools): ``applyInputs(_:)`` of one item.
+    public func updateDuel(id: String, _ input: DuelInput) throws -> DuelUpdate? {
+        try applyInputs([DuelInputItem(duelID: id, input: input)])[0].get()
+    }
+
+    private func applyOnce(_ items: [DuelInputItem]) throws -> ([DuelUpdate?], [String: (Duel, Int)]) {
+        let ids = Set(items.lazy.map(\.duelID).filter(UUIDText.isValid)).sorted()
+        var states: [String: (duel: Duel, version: Int)] = [:]
+        var banks: [String: Int] = [:]
+        var stale: [String] = []
+        if !ids.isEmpty {
+            for row in try query("""
+                SELECT id::text AS id, inputs, bank_id FROM duels
+                 WHERE id = ANY(\(PGArray(ids))::uuid[]) ORDER BY id FOR UPDATE
+                """) {
+                let id = try row.string("id")
+                let version = try row.int("inputs")
+                banks[id] = try row.int("bank_id")
+                if let duel = duelCache.state(of: id, version: version) {
+                    states[id] = (duel, version)
+                } else {
+                    stale.append(id)
+                }
+            }
+        }
+        for (id, rebuilt) in try rebuildDuels(stale) { states[id] = rebuilt }
+
+        var writes = DuelWrites()
+        var updates = [DuelUpdate?](repeating: nil, count: items.count)
+        // Arrival order: inputs are stamped on arrival by different threads, so the
+        // batch is applied in stamp order (stable for equal stamps).
+        let order = items.indices.sorted { (items[$0].input.atMs, $0) < (items[$1].input.atMs, $1) }
+        for index in order {
+            let item = items[index]
+            guard var state = states[item.duelID], let bank = banks[item.duelID] else { continue }
+            let step = state.duel.apply(item.input)
+            if step.logsInput { state.version += 1 }
+            let events = writes.add(step, duelID: item.duelID, bankID: bank, input: item.input, version: state.version)
+            states[item.duelID] = state
+            updates[index] = DuelUpdate(
+                duelID: item.duelID, seq: state.duel.seq, players: state.duel.players.map(\.id),
+                outcome: step.outcome, events: events, nextDeadlineMs: state.duel.nextDeadlineMs,
+                finished: state.duel.phase == .finished)
+        }
+        try writes.write(on: self)
+        return (updates, states.mapValues { ($0.duel, $0.version) })
+    }
+
+    /// Rebuilds duels from their stored base state and input log (after a restart,
+    /// or when another instance moved them on). Runs under the caller's row locks.
+    func rebuildDuels(_ ids: [String]) throws -> [String: (duel: Duel, version: Int)] {
+        guard !ids.isEmpty else { return [:] }
+        var rebuilt: [String: (duel: Duel, version: Int)] = [:]
+        for row in try query("""
+            SELECT id::text AS id, base_state::text AS base FROM duels WHERE id = ANY(\(PGArray(ids))::uuid[])
+            """) {
+            let text = try row.string("base")
+            rebuilt[try row.string("id")] = (try JSONDecoder().decode(Duel.self, from: Data(text.utf8)), 0)
+        }
+        for row in try query("""
+            SELECT duel_id::text AS duel, n, kind, player_id::text AS player, question_index, choice, at_ms
+              FROM duel_inputs WHERE duel_id = ANY(\(PGArray(ids))::uuid[]) ORDER BY duel_id, n
+            """) {
+            let id = try row.string("duel")
+            guard var entry = rebuilt[id], let input = DuelInput(
+                kind: try row.string("kind"), player: row.optionalString("player"),
+                questionIndex: row.optionalString("question_index").flatMap { Int($0) },
+                choice: row.optionalString("choice").flatMap { Int($0) }, atMs: try row.int64("at_ms"))
+            else { throw StoreError(.internal, "duel \(id): unreadable input \(try row.int("n"))") }
+            _ = entry.duel.apply(input)
+            entry.version += 1
+            rebuilt[id] = entry
+        }
+        return rebuilt
+    }
+}

@@ -1,0 +1,143 @@
+import DuelCore
+import Foundation
+
+extension PGConnection {
+    /// A new duel's players, in seat order.
+    public typealias Pairing = (a: PlayerID, b: PlayerID)
+
+    /// Creates duels between pairs of players of one bank, with freshly drawn
+    /// questions, inside the caller's transaction: multi-row statements for the
+    /// duel rows, their questions, the live-duel markers and the `init` events,
+    /// and NOTIFYs for all. Returns each duel's update and its engine state (which
+    /// the caller may hand to the lane that will run it).
+    public func createDuels(
+        bankID: Int, pairs: [Pairing], configuration: DuelConfiguration, nowMs: Int64
+    ) throws -> [(update: DuelUpdate, duel: Duel)] {
+        guard !pairs.isEmpty else { return [] }
+        guard let bank = try query("SELECT slug FROM banks WHERE id = \(bankID)").first else {
+            throw StoreError(.unknownBank)
+        }
+        let slug = try bank.string("slug")
+        let ids = pairs.flatMap { [$0.a, $0.b] }
+        // Every player's pre-duel rating in this bank.
+        var players: [PlayerID: DuelPlayer] = [:]
+        for row in try query("""
+            SELECT p.id::text AS id, p.username, coalesce(r.rating, 1500) AS rating,
+                   coalesce(r.deviation, 350) AS deviation, coalesce(r.volatility, 0.06) AS volatility
+              FROM players p LEFT JOIN ratings r ON r.player_id = p.id AND r.bank_id = \(bankID)
+             WHERE p.id = ANY(\(PGArray(ids))::uuid[])
+            """) {
+            let id = try row.string("id")
+            players[id] = DuelPlayer(
+                id: id, username: try row.string("username"),
+                rating: GlickoRating(
+                    rating: try row.double("rating"), deviation: try row.double("deviation"),
+                    volatility: try row.double("volatility")))
+        }
+        var created: [(update: DuelUpdate, duel: Duel)] = []
+        var writes = DuelWrites()
+        var rows: (ids: [String?], a: [String?], b: [String?], states: [String?], bases: [String?], seqs: [String?],
+                   deadlines: [String?], opened: [String?]) = ([], [], [], [], [], [], [], [])
+        var questionRows: (duels: [String?], indexes: [String?], questions: [String?]) = ([], [], [])
+        let encoder = JSONEncoder()
+        let draws = try drawQuestionSets(bankID: bankID, count: configuration.questionCount, sets: pairs.count)
+        for (pair, questions) in zip(pairs, draws) {
+            guard let a = players[pair.a], let b = players[pair.b] else { throw StoreError(.badRequest, "unknown player") }
+            let id = UUID().uuidString.lowercased()
+            guard let (duel, step) = Duel.start(
+                id: id, bank: slug, players: [a, b], questions: questions, configuration: configuration, nowMs: nowMs)
+            else { throw StoreError(.bankEmpty) }
+            // The base state the input log starts from: the state right after start.
+            rows.ids.append(id); rows.a.append(pair.a); rows.b.append(pair.b)
+            rows.states.append(duel.phase.rawValue)
+            rows.bases.append(String(decoding: try encoder.encode(duel), as: UTF8.self))
+            rows.seqs.append(String(duel.seq))
+            rows.deadlines.append(duel.nextDeadlineMs.map { String($0) })
+            rows.opened.append(String(duel.rounds.count))
+            for (index, question) in duel.questions.enumerated() {
+                questionRows.duels.append(id)
+                questionRows.indexes.append(String(index))
+                questionRows.questions.append(String(question.id))
+            }
+            let events = writes.add(step.events, duelID: id)
+            created.append((DuelUpdate(
+                duelID: id, seq: duel.seq, players: [pair.a, pair.b], outcome: step.outcome, events: events,
+                nextDeadlineMs: duel.nextDeadlineMs, finished: false, created: duel), duel))
+        }
+        try query("""
+            WITH new_duels AS (
+                INSERT INTO duels (id, bank_id, player_a, player_b, state, base_state, last_seq, next_deadline_ms,
+                                   questions_opened)
+                SELECT d.id, \(bankID), d.a, d.b, d.state, d.base::json, d.seq, d.deadline, d.opened
+                  FROM unnest(\(PGArray(rows.ids))::uuid[], \(PGArray(rows.a))::uuid[], \(PGArray(rows.b))::uuid[],
+                              \(PGArray(rows.states))::text[], \(PGArray(rows.bases))::text[], \(PGArray(rows.seqs))::int[],
+                              \(PGArray(rows.deadlines))::bigint[], \(PGArray(rows.opened))::int[])
+                       AS d(id, a, b, state, base, seq, deadline, opened)
+                RETURNING id, player_a, player_b),
+            live AS (
+                INSERT INTO live_duel_players (player_id, duel_id)
+                SELECT player_a, id FROM new_duels UNION ALL SELECT player_b, id FROM new_duels
+                RETURNING 1)
+            SELECT count(*) AS n FROM live
+            """)
+        try query("""
+            INSERT INTO duel_questions (duel_id, question_index, question_id)
+            SELECT * FROM unnest(\(PGArray(questionRows.duels))::uuid[], \(PGArray(questionRows.indexes))::int[],
+                                 \(PGArray(questionRows.questions))::bigint[])
+            """)
+        try writes.write(on: self)
+        return created
+    }
+
+    /// Creates one duel (``createDuels(bankID:pairs:configuration:nowMs:)`` of one pair).
+    func createDuel(bankID: Int, players ids: [PlayerID], configuration: DuelConfiguration, nowMs: Int64) throws -> DuelUpdate {
+        try createDuels(bankID: bankID, pairs: [(ids[0], ids[1])], configuration: configuration, nowMs: nowMs)[0].update
+    }
+
+    /// The stored events of a duel with `seq > afterSeq`, in order.
+    public func events(duel id: String, afterSeq: Int, upToSeq: Int = Int(Int32.max)) throws -> [StoredEvent] {
+        guard UUIDText.isValid(id) else { return [] }
+        return try query("""
+            SELECT seq, kind, at_ms, record::text AS record FROM duel_events
+             WHERE duel_id = \(id)::uuid AND seq > \(afterSeq) AND seq <= \(upToSeq) ORDER BY seq
+            """).map { row in
+            StoredEvent(
+                duelID: id, seq: try row.int("seq"), kind: DuelEventKind(rawValue: try row.string("kind")) ?? .answered,
+                atMs: try row.int64("at_ms"), recordJSON: try row.string("record"))
+        }
+    }
+
+    /// The two players of a duel, or nil for an unknown duel.
+    public func duelPlayers(id: String) throws -> [PlayerID]? {
+        guard UUIDText.isValid(id) else { return nil }
+        return try query("SELECT player_a::text AS a, player_b::text AS b FROM duels WHERE id = \(id)::uuid")
+            .first.map { [try $0.string("a"), try $0.string("b")] }
+    }
+
+    /// The live duel of a player and its latest event, if the player is in one.
+    public func liveDuel(player: PlayerID) throws -> StoredEvent? {
+        guard let row = try query("""
+            SELECT d.id::text AS id, d.last_seq FROM live_duel_players l JOIN duels d ON d.id = l.duel_id
+             WHERE l.player_id = \(player)::uuid
+            """).first else { return nil }
+        let id = try row.string("id")
+        let last = try row.int("last_seq")
+        return try events(duel: id, afterSeq: last - 1).last
+    }
+
+    /// Live duels whose next deadline is at or before `nowMs`: the sweep's work list.
+    public func dueDuels(nowMs: Int64, limit: Int = 200) throws -> [String] {
+        try query("""
+            SELECT id::text AS id FROM duels
+             WHERE state <> 'finished' AND next_deadline_ms <= \(nowMs)
+             ORDER BY next_deadline_ms LIMIT \(limit)
+            """).map { try $0.string("id") }
+    }
+
+    /// Live duels with their next deadline (to rebuild timers after a restart).
+    public func liveDuelDeadlines() throws -> [(id: String, deadlineMs: Int64)] {
+        try query("SELECT id::text AS id, next_deadline_ms FROM duels WHERE state <> 'finished'").map {
+            (try $0.string("id"), try $0.int64("next_deadline_ms"))
+        }
+    }
+}
