@@ -54,6 +54,7 @@ public final class DuelServer: @unchecked Sendable {
             logger: logger)
         lws.handler = core
         core.lws = lws
+        lanes.setAfterBatch { [lws] in lws?.wake() }
         let core = self.core!
         // A deadline goes straight from the timer thread to the duel's lane.
         core.timers = TimerThread { duel, _ in core.fireDeadline(duel: duel) }

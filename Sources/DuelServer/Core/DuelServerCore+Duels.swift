@@ -8,6 +8,7 @@ extension DuelServerCore {
         let player = connection.player!
         let input = DuelInput.answer(player: player, questionIndex: index, choice: choice, atMs: arrivedMs)
         duelInput(for: connection, duel: duel, input) { core, connection, result in
+            if case .success(_?) = result { core.metrics.answersHandled += 1 }
             core.finishDuelRequest(connection, ref, result) { outcome in
                 if case .answered(let correct, let points) = outcome {
                     core.metrics.answerLatency.observe(ms: Double(Clock.nowMs() - arrivedMs))
@@ -94,17 +95,20 @@ extension DuelServerCore {
         guard let last = events.last, !recentlyFinished.contains(last.duelID) else { return }
         let completes = events.contains { $0.kind == .complete }
         knownSeq[last.duelID] = max(knownSeq[last.duelID] ?? 0, last.seq)
+        // Each event's envelope is built once and sent to every connection as is.
         let now = Clock.nowMs()
+        var messages = [String?](repeating: nil, count: events.count)
         for player in players {
             for id in playerConnections[player] ?? [] {
                 guard let connection = connections[id] else { continue }
                 var delivered = connection.deliveredSeq[last.duelID] ?? 0
-                for event in events where event.seq > delivered {
+                for (index, event) in events.enumerated() where event.seq > delivered {
                     guard event.seq == delivered + 1 else {
                         fillGap(connection, duel: last.duelID, after: delivered)
                         break
                     }
-                    send(connection, event.message(serverTimeMs: now))
+                    if messages[index] == nil { messages[index] = event.message(serverTimeMs: now) }
+                    send(connection, messages[index]!)
                     metrics.eventsSent += 1
                     delivered = event.seq
                 }

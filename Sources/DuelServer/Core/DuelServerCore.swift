@@ -97,7 +97,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
                          type: "application/json")
         case "/metrics":
             return .text(200, metrics.render(
-                connections: connections.count, playersOnline: playerConnections.count, timers: timers?.pending ?? 0),
+                connections: connections.count, playersOnline: playerConnections.count, timers: timers?.pending ?? 0, lanes: lanes.statistics),
                 type: "text/plain; version=0.0.4")
         default:
             if let (file, type) = files.resolve(path) {
@@ -142,7 +142,8 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
         let started = DispatchTime.now().uptimeNanoseconds
         lanes.submit(duel: duel, input) { [self] result in
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
-            post { core in
+            // No wake-up per result: the lane wakes the loop once after its batch.
+            inbox.post { core in
                 core.metrics.databaseLatency.observe(ms: elapsed)
                 then(core, id.flatMap { core.connections[$0] }, result)
             }

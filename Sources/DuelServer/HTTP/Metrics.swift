@@ -1,7 +1,11 @@
+import DuelStore
+
 /// Counters and histograms for `/metrics` (Prometheus text format). Touched on the lws thread only.
 struct Metrics {
     var eventsSent = 0
     var messagesReceived = 0
+    /// `answer` ops that reached the engine (accepted or refused by the rules).
+    var answersHandled = 0
     var errorsByCode: [String: Int] = [:]
     var answerLatency = Histogram(bucketsMs: [0.5, 1, 2, 5, 10, 20, 50, 100, 250, 1_000])
     var databaseLatency = Histogram(bucketsMs: [0.5, 1, 2, 5, 10, 20, 50, 100, 250, 1_000])
@@ -9,7 +13,7 @@ struct Metrics {
     var queueLengths: [String: Int] = [:]
     var liveDuels = 0
 
-    func render(connections: Int, playersOnline: Int, timers: Int) -> String {
+    func render(connections: Int, playersOnline: Int, timers: Int, lanes: DuelLanes.Statistics) -> String {
         var out = ""
         func gauge(_ name: String, _ help: String, _ value: Int) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n\(name) \(value)\n"
@@ -30,6 +34,13 @@ struct Metrics {
         for (code, count) in errorsByCode.sorted(by: { $0.key < $1.key }) {
             out += "quizduel_errors_total{code=\"\(code)\"} \(count)\n"
         }
+        out += "# HELP quizduel_answers_total Answers the rules engine judged (accepted or refused).\n# TYPE quizduel_answers_total counter\n"
+        out += "quizduel_answers_total \(answersHandled)\n"
+        out += "# HELP quizduel_lane_batches_total Transactions the duel lanes committed.\n# TYPE quizduel_lane_batches_total counter\n"
+        out += "quizduel_lane_batches_total \(lanes.batches)\n"
+        out += "# HELP quizduel_lane_inputs_total Duel inputs the lanes applied (their mean per batch is the batching).\n# TYPE quizduel_lane_inputs_total counter\n"
+        out += "quizduel_lane_inputs_total \(lanes.inputs)\n"
+        gauge("quizduel_lane_pending", "Duel inputs waiting for a lane.", lanes.pending)
         out += answerLatency.render(name: "quizduel_answer_seconds", help: "Time from an answer's arrival to its reply.")
         out += databaseLatency.render(name: "quizduel_database_seconds", help: "Time of database jobs, queueing included.")
         return out

@@ -10,6 +10,8 @@ final class DuelLane: Sendable {
         var completions: [DuelLanes.Completion] = []
         var seeds: [Duel] = []
         var closed = false
+        var batches = 0
+        var inputs = 0
     }
 
     private let state = Mutex(Waiting())
@@ -20,8 +22,10 @@ final class DuelLane: Sendable {
     private let origin: String
     private let maxBatch: Int
     private let logger: Logger
+    private let afterBatch: AfterBatch
 
-    init(index: Int, conninfo: String, origin: String, maxBatch: Int, logger: Logger) {
+    init(index: Int, conninfo: String, origin: String, maxBatch: Int, afterBatch: AfterBatch, logger: Logger) {
+        self.afterBatch = afterBatch
         self.conninfo = conninfo
         self.origin = origin
         self.maxBatch = maxBatch
@@ -34,7 +38,9 @@ final class DuelLane: Sendable {
         thread.start()
     }
 
-    var pending: Int { state.withLock { $0.items.count } }
+    var statistics: (batches: Int, inputs: Int, pending: Int) {
+        state.withLock { ($0.batches, $0.inputs, $0.items.count) }
+    }
 
     func submit(_ item: DuelInputItem, completion: @escaping DuelLanes.Completion) {
         let (accepted, wasIdle) = state.withLock { waiting -> (Bool, Bool) in
@@ -73,6 +79,10 @@ final class DuelLane: Sendable {
                 waiting.completions.removeFirst(count)
                 let seeds = waiting.seeds
                 waiting.seeds.removeAll()
+                if count > 0 {
+                    waiting.batches += 1
+                    waiting.inputs += count
+                }
                 return (items, completions, seeds, waiting.closed)
             }
             if items.isEmpty {
@@ -97,11 +107,13 @@ final class DuelLane: Sendable {
             guard let connection else {
                 let failure = PGError.client("database unavailable")
                 completions.forEach { $0(.failure(failure)) }
+                afterBatch.run()
                 continue
             }
             for duel in seeds { connection.duelCache.remember(duel, version: 0) }
             let results = connection.applyInputs(items)
             for (completion, result) in zip(completions, results) { completion(result) }
+            afterBatch.run()
         }
         connection?.close()
     }

@@ -1,6 +1,7 @@
 import DuelCore
 import Foundation
 import Logging
+import Synchronization
 
 /// The answer path's database lanes: a few threads, each owning one connection,
 /// that apply duel inputs in batches (group commit).
@@ -15,15 +16,24 @@ public final class DuelLanes: Sendable {
     public typealias Completion = @Sendable (Result<DuelUpdate?, Error>) -> Void
 
     private let lanes: [DuelLane]
+    private let afterBatch: AfterBatch
 
     /// Starts `count` lanes. Connections open on each lane's first batch.
     /// - Parameters:
     ///   - origin: tagged onto NOTIFY payloads (see ``DuelNotification``).
     ///   - maxBatch: the most inputs one transaction takes.
     public init(conninfo: String, count: Int, origin: String, maxBatch: Int = 512, logger: Logger) {
+        let afterBatch = AfterBatch()
+        self.afterBatch = afterBatch
         lanes = (0..<max(1, count)).map {
-            DuelLane(index: $0, conninfo: conninfo, origin: origin, maxBatch: maxBatch, logger: logger)
+            DuelLane(index: $0, conninfo: conninfo, origin: origin, maxBatch: maxBatch, afterBatch: afterBatch, logger: logger)
         }
+    }
+
+    /// Runs `hook` on a lane's thread after the completions of each batch: lets a
+    /// caller whose completions only queue work wake its consumer once per batch.
+    public func setAfterBatch(_ hook: @escaping @Sendable () -> Void) {
+        afterBatch.hook.withLock { $0 = hook }
     }
 
     /// Queues `input` for `duel`; `completion` runs on the lane's thread after the commit.
@@ -37,8 +47,21 @@ public final class DuelLanes: Sendable {
         lane(of: duel.id).seed(duel)
     }
 
-    /// Inputs waiting, over all lanes (for metrics).
-    public var pending: Int { lanes.reduce(0) { $0 + $1.pending } }
+    /// Counters over all lanes, for metrics.
+    public struct Statistics: Sendable {
+        public var batches = 0
+        public var inputs = 0
+        public var pending = 0
+    }
+
+    public var statistics: Statistics {
+        lanes.reduce(into: Statistics()) { total, lane in
+            let (batches, inputs, pending) = lane.statistics
+            total.batches += batches
+            total.inputs += inputs
+            total.pending += pending
+        }
+    }
 
     /// Finishes what is queued, then stops the lanes and closes their connections.
     public func shutdown() {
@@ -52,5 +75,14 @@ public final class DuelLanes: Sendable {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         return lanes[Int(hash % UInt64(lanes.count))]
+    }
+}
+
+/// The hook of ``DuelLanes/setAfterBatch(_:)``, shared by the lanes.
+final class AfterBatch: Sendable {
+    let hook = Mutex<(@Sendable () -> Void)?>(nil)
+
+    func run() {
+        hook.withLock { $0 }?()
     }
 }
