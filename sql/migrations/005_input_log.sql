@@ -22,6 +22,9 @@ ALTER TABLE duels
 UPDATE duels SET questions_opened = json_array_length(base_state -> 'rounds')
  WHERE json_typeof(base_state -> 'rounds') = 'array';
 
+-- A finishing batch removes its duels' markers by duel id.
+CREATE INDEX live_duel_players_duel ON live_duel_players (duel_id);
+
 CREATE TABLE duel_inputs (
     duel_id        uuid NOT NULL REFERENCES duels ON DELETE CASCADE,
     -- 1, 2, 3... per duel: the order the engine applied them in.

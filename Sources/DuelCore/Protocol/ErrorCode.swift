@@ -36,7 +36,7 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable, Equatable {
         case .badCredentials: "wrong username or password"
         case .weakPassword: "the password must be 8 to 256 characters"
         case .unknownBank: "no such question bank"
-        case .bankEmpty: "that bank has no active questions"
+        case .bankEmpty: "that bank has too few active questions for a duel"
         case .alreadyQueued: "you are already in the queue"
         case .notQueued: "you are not in the queue"
         case .inDuel: "you are in a live duel"

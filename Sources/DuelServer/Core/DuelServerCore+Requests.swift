@@ -89,7 +89,8 @@ extension DuelServerCore {
 
     func queue(_ connection: Connection, _ ref: RequestRef?, bank: String) {
         let player = connection.player!
-        database(for: connection, { db in try db.enqueue(player: player, bank: bank) }) { core, connection, result in
+        let needed = configuration.duel.questionCount
+        database(for: connection, { db in try db.enqueue(player: player, bank: bank, questionsNeeded: needed) }) { core, connection, result in
             guard let connection else { return }
             switch result {
             case .success(let queuedAt):

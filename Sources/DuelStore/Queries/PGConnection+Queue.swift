@@ -3,39 +3,45 @@ import DuelCore
 extension PGConnection {
     /// Puts a player in a bank's queue; returns the enqueue time (ms since 1970).
     ///
-    /// Refuses with `unknown_bank`, `bank_empty`, `in_duel` or `already_queued`,
-    /// changing nothing. Announces the new entry on channel `match_queue` so every
-    /// instance's matcher looks at the bank at once.
-    public func enqueue(player: PlayerID, bank slug: String) throws -> Int64 {
-        try transaction { connection in
-            guard let bank = try connection.bank(slug: slug) else { throw StoreError(.unknownBank) }
-            guard bank.questions > 0 else { throw StoreError(.bankEmpty) }
-            if try !connection.query("SELECT 1 FROM live_duel_players WHERE player_id = \(player)::uuid").isEmpty {
-                throw StoreError(.inDuel)
-            }
-            if try !connection.query("SELECT 1 FROM match_queue WHERE player_id = \(player)::uuid").isEmpty {
-                throw StoreError(.alreadyQueued)
-            }
-            try connection.query("""
-                INSERT INTO ratings (player_id, bank_id) VALUES (\(player)::uuid, \(bank.id))
+    /// Refuses with `unknown_bank`, `bank_empty` (fewer than `questionsNeeded`
+    /// active questions), `in_duel` or `already_queued`, changing nothing.
+    /// Announces the new entry on channel `match_queue` so every instance's
+    /// matcher looks at the bank at once. One statement, one round trip: every
+    /// check and write happens in it, and a second request of the same player
+    /// racing this one finds the queue's primary key taken.
+    public func enqueue(player: PlayerID, bank slug: String, questionsNeeded: Int = 1) throws -> Int64 {
+        let row = try query("""
+            WITH b AS (
+                SELECT id, (SELECT count(*) FROM (SELECT 1 FROM questions q WHERE q.bank_id = banks.id AND q.active
+                                                  LIMIT \(questionsNeeded)) enough) AS active
+                  FROM banks WHERE slug = \(slug)),
+            player AS (
+                SELECT EXISTS (SELECT 1 FROM live_duel_players WHERE player_id = \(player)::uuid) AS in_duel,
+                       EXISTS (SELECT 1 FROM match_queue WHERE player_id = \(player)::uuid) AS queued),
+            go AS (
+                SELECT b.id FROM b, player
+                 WHERE b.active >= \(questionsNeeded) AND NOT player.in_duel AND NOT player.queued),
+            rated AS (
+                INSERT INTO ratings (player_id, bank_id) SELECT \(player)::uuid, id FROM go
                 ON CONFLICT DO NOTHING
-                """)
-            let row: PGRow
-            do {
-                row = try connection.query("""
-                    INSERT INTO match_queue (player_id, bank_id, rating)
-                    SELECT \(player)::uuid, \(bank.id), rating FROM ratings
-                     WHERE player_id = \(player)::uuid AND bank_id = \(bank.id)
-                    RETURNING \(unsafeRaw: SQLTime.ms("enqueued_at")) AS at
-                    """)[0]
-            } catch {
-                // Two queue requests of one player racing: the second one loses here.
-                if (error as? PGError)?.sqlState == PGError.Code.uniqueViolation { throw StoreError(.alreadyQueued) }
-                throw error
-            }
-            try connection.query("SELECT pg_notify('match_queue', \(String(bank.id)))")
-            return try row.int64("at")
-        }
+                RETURNING 1),
+            queued AS (
+                INSERT INTO match_queue (player_id, bank_id, rating)
+                SELECT \(player)::uuid, go.id,
+                       coalesce((SELECT rating FROM ratings WHERE player_id = \(player)::uuid AND bank_id = go.id), 1500)
+                  FROM go
+                ON CONFLICT DO NOTHING
+                RETURNING bank_id, \(unsafeRaw: SQLTime.ms("enqueued_at")) AS at)
+            SELECT (SELECT id FROM b) AS bank, (SELECT active FROM b) AS active,
+                   (SELECT in_duel FROM player) AS in_duel,
+                   (SELECT at FROM queued) AS at,
+                   (SELECT pg_notify('match_queue', bank_id::text) FROM queued) AS notified
+            """)[0]
+        if let at = try row.optionalInt64("at") { return at }
+        guard row["bank"] != nil else { throw StoreError(.unknownBank) }
+        guard try row.int("active") >= questionsNeeded else { throw StoreError(.bankEmpty) }
+        if try row.bool("in_duel") { throw StoreError(.inDuel) }
+        throw StoreError(.alreadyQueued)
     }
 
     /// Removes the player's queue entry; false when there was none (already matched).
