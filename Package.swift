@@ -66,6 +66,7 @@ let package = Package(
         ),
         // A throwaway Postgres for the test targets (never shipped).
         .target(name: "TestSupport", dependencies: ["DuelStore"]),
+        .testTarget(name: "DuelBotsTests", dependencies: ["DuelBots", "DuelCore"]),
         .testTarget(name: "DuelStoreTests", dependencies: ["DuelStore", "DuelCore", "TestSupport"]),
         .testTarget(
             name: "DuelServerTests",

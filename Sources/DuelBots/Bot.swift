@@ -2,212 +2,475 @@ import DuelClient
 import DuelCore
 import Foundation
 
-/// One load-test bot: signs up, queues, plays by the rules, queues again, and
+/// One load-test bot: logs in, queues, plays by the rules, queues again, and
 /// checks the rules as it plays (gap-free seq, nothing hidden before a reveal,
 /// scores matching the reveals). Every broken rule counts as a violation.
-struct Bot {
+///
+/// A bot is a state machine driven on its client loop's thread: frames, timers
+/// (ramp-up, think time, request timeouts, the run's end) and the fleet's stop
+/// signal all arrive there as calls. An earlier version ran each bot as a Task
+/// awaiting every frame, and the Task wake-ups, continuations and timeout
+/// timers cost more CPU per answer than the frames themselves. Everything here
+/// is touched only on the loop's thread (hence `@unchecked Sendable`).
+final class Bot: DuelClientHandler, @unchecked Sendable {
     let index: Int
     let configuration: BotConfiguration
     let stats: BotStats
     let loop: ClientLoop
+    private let deadline: UInt64
+    private let shouldStop: @Sendable () -> Bool
+    private let finished: @Sendable () -> Void
 
-    func run(until deadline: ContinuousClock.Instant, shouldStop: @escaping @Sendable () -> Bool) async {
-        let client: DuelClient
+    private enum Request {
+        case login
+        case forfeitLeftover
+        case queue
+        case cancel
+        case answer(sentAt: UInt64, duel: Int)
+        case forfeitAtEnd
+    }
+
+    private enum Phase {
+        case notStarted, connecting, loggingIn, waitingForLeftover, backingOff
+        /// Logged in and staying idle (the connections scenario).
+        case parked
+        /// Queued (or queueing): waiting for `init`.
+        case matching(queuedAt: UInt64)
+        case playing
+        /// A last cancel or forfeit is on its way; the bot finishes on its reply.
+        case leaving
+        case done
+    }
+
+    private var phase = Phase.notStarted
+    private var client: DuelClient?
+    private var connectedCounted = false
+    private var frame = BotFrame()
+    private var writer = RequestWriter()
+    private let bankJSON: [UInt8]
+    private var me = (id: "", hash: UInt64(0))
+    private var nextRef = 0
+    private var pending: [Int: Request] = [:]
+    /// The duel being played, if any; `serial` tells a stale timer from a current one.
+    private var duel: DuelState?
+    private var duelSerial = 0
+
+    /// What a bot tracks about the duel it plays, for the rule checks and latencies.
+    private struct DuelState {
+        let id: [UInt8]
+        let hash: UInt64
+        let serial: Int
+        var lastSeq = 1
+        var answeredIndex = -1
+        var lastFrameAt: UInt64
+        /// Question indexes whose opponent answer was already timed.
+        var opponentAnswersSeen = Set<Int>()
+        var pointsFromReveals: [(player: UInt64, points: Int)] = []
+    }
+
+    /// A duel with no frame for this long is given up (`duel_timeout`).
+    private static let duelSilenceMicros: UInt64 = 60_000_000
+
+    init(
+        index: Int, configuration: BotConfiguration, stats: BotStats, loop: ClientLoop, deadline: UInt64,
+        shouldStop: @escaping @Sendable () -> Bool, finished: @escaping @Sendable () -> Void
+    ) {
+        self.index = index
+        self.configuration = configuration
+        self.stats = stats
+        self.loop = loop
+        self.deadline = deadline
+        self.shouldStop = shouldStop
+        self.finished = finished
+        bankJSON = Array(JSONValue.string(configuration.bank).serialized.utf8)
+    }
+
+    // MARK: Driving (loop thread)
+
+    /// Connects (after its ramp-up delay).
+    func start() {
+        guard case .notStarted = phase else { return }
+        if nowMicros() >= deadline || shouldStop() { return finish() }
         do {
-            client = try DuelClient(url: configuration.url, loop: loop)
-            try await client.connect()
+            client = try DuelClient(url: configuration.url, loop: loop, handler: self)
         } catch {
             stats.error("connect_failed")
-            return
+            return finish()
         }
-        stats.update { $0.connected += 1 }
-        defer {
-            client.close()
-            stats.update { $0.connected -= 1 }
+        phase = .connecting
+        client?.open()
+        loop.schedule(afterMicros: 10_000_000) { [self] in
+            if case .connecting = phase {
+                stats.error("connect_failed")
+                finish()
+            }
         }
-        let name = "bot-\(configuration.runID)-\(index)"
-        let login: JSONValue?
-        if index < configuration.tokens.count {
-            login = try? await client.request("auth", ["token": .string(configuration.tokens[index])], timeout: .seconds(120))
-        } else {
-            login = try? await client.request(
-                "signup", ["username": .string(name), "password": "bot password 123"], timeout: .seconds(120))
+        loop.schedule(afterMicros: deadline - min(deadline, nowMicros())) { [self] in runEnded() }
+    }
+
+    /// The fleet reached its duel count: stop at the next point where nothing is left hanging.
+    func stop() {
+        switch phase {
+        case .parked, .backingOff: finish()
+        case .matching: leaveQueue()
+        default: break  // a duel in play is finished first; logins are waited for
         }
-        guard let login, let me = login["data"]?["player"]?["id"]?.string else {
+    }
+
+    private func runEnded() {
+        switch phase {
+        case .notStarted, .connecting, .loggingIn, .waitingForLeftover, .parked, .backingOff: finish()
+        case .matching: leaveQueue()
+        case .playing:
+            // Give the duel up so the opponent is not left waiting for deadlines.
+            guard let duel = leaveDuel() else { return finish() }
+            phase = .leaving
+            let ref = reserveRef(.forfeitAtEnd, timeoutMicros: 5_000_000)
+            writer.forfeit(ref: ref, duelID: duel.id)
+            send()
+        case .leaving, .done: break
+        }
+    }
+
+    private func leaveQueue() {
+        stats.update { $0.waiting -= 1 }
+        phase = .leaving
+        let ref = reserveRef(.cancel, timeoutMicros: 5_000_000)
+        writer.cancel(ref: ref)
+        send()
+    }
+
+    private func finish() {
+        if case .done = phase { return }
+        switch phase {
+        case .matching: stats.update { $0.waiting -= 1 }
+        case .playing: leaveDuel()
+        default: break
+        }
+        phase = .done
+        pending.removeAll()
+        if connectedCounted { stats.update { $0.connected -= 1 } }
+        client?.closeFromLoop()
+        finished()
+    }
+
+    // MARK: Requests
+
+    private func reserveRef(_ request: Request, timeoutMicros: UInt64) -> Int {
+        nextRef += 1
+        let ref = nextRef
+        pending[ref] = request
+        loop.schedule(afterMicros: timeoutMicros) { [self] in
+            if let request = pending.removeValue(forKey: ref) { timedOut(request) }
+        }
+        return ref
+    }
+
+    private func send() {
+        writer.bytes.withUnsafeBytes { client?.sendFromLoop($0) }
+    }
+
+    private func sendJSON(_ message: JSONValue) {
+        Array(message.serialized.utf8).withUnsafeBytes { client?.sendFromLoop($0) }
+    }
+
+    /// A request with no reply in time (or none at all, the connection having closed).
+    private func timedOut(_ request: Request) {
+        switch request {
+        case .login:
             stats.error("login_failed")
-            return
+            finish()
+        case .forfeitLeftover: loggedIn()
+        case .queue:
+            stats.error("queue_failed")
+            if case .matching = phase {
+                stats.update { $0.waiting -= 1 }
+                phase = .backingOff
+                nextDuel()
+            }
+        case .cancel, .forfeitAtEnd: finish()
+        case .answer(_, let serial):
+            // As before: a lost answer reply gives the duel up quietly and queues again.
+            if duel?.serial == serial {
+                leaveDuel()
+                phase = .backingOff
+                nextDuel()
+            }
         }
+    }
+
+    // MARK: DuelClientHandler
+
+    func clientDidOpen(_ client: DuelClient) {
+        guard case .connecting = phase else { return client.closeFromLoop() }
+        connectedCounted = true
+        stats.update { $0.connected += 1 }
+        phase = .loggingIn
+        let ref = reserveRef(.login, timeoutMicros: 120_000_000)
+        if index < configuration.tokens.count {
+            sendJSON(.object(["op": "auth", "ref": .number(ref), "token": .string(configuration.tokens[index])]))
+        } else {
+            let name = "bot-\(configuration.runID)-\(index)"
+            sendJSON(.object([
+                "op": "signup", "ref": .number(ref), "username": .string(name), "password": "bot password 123",
+            ]))
+        }
+    }
+
+    func client(_ client: DuelClient, didCloseWithCode code: UInt16?) {
+        switch phase {
+        case .done: return
+        case .connecting: stats.error("connect_failed")
+        case .loggingIn: stats.error("login_failed")
+        case .matching where pending.values.contains(where: { if case .queue = $0 { true } else { false } }):
+            stats.error("queue_failed")
+        // A duel cut off by the connection closing counted as a duel that timed out.
+        case .playing: stats.error("duel_timeout")
+        default: break
+        }
+        finish()
+    }
+
+    func client(_ client: DuelClient, didReceive bytes: UnsafeRawBufferPointer, receivedAtMicros: UInt64) {
+        if case .done = phase { return }
+        guard frame.read(bytes) else { return }
+        switch frame.op {
+        case .reply, .error:
+            guard let ref = frame.ref, let request = pending.removeValue(forKey: ref) else { return }
+            replied(request, bytes)
+        case .event:
+            if case .matching(let queuedAt) = phase, frame.event == .`init`, let range = frame.duelIDRange {
+                matched(duelID: Array(bytes[range]), queuedAt: queuedAt)
+            } else if case .playing = phase, let duel, frame.duelID == duel.hash, let seq = frame.seq {
+                duelEvent(seq: seq, receivedAt: receivedAtMicros)
+            }
+        case .other:
+            break
+        }
+    }
+
+    // MARK: Replies
+
+    private func replied(_ request: Request, _ bytes: UnsafeRawBufferPointer) {
+        switch request {
+        case .login: loginReplied(bytes)
+        case .forfeitLeftover: loggedIn()
+        case .queue: queueReplied()
+        case .cancel, .forfeitAtEnd: finish()
+        case .answer(let sentAt, _):
+            let now = nowMicros()
+            stats.update {
+                $0.answerToReply.record(now - min(sentAt, now))
+                $0.answers += 1
+            }
+            // Losing a race to the opponent, the deadline or the duel's end is part of the game, not an error.
+            if let code = frame.code, code != "locked_out", code != "too_late", code != "duel_over" {
+                stats.error(code)
+            }
+        }
+    }
+
+    /// The login reply is read in full, once per bot: it has the player id and any leftover duel.
+    private func loginReplied(_ bytes: UnsafeRawBufferPointer) {
+        guard let login = try? JSONParser.parse(bytes), let id = login["data"]?["player"]?["id"]?.string else {
+            stats.error("login_failed")
+            return finish()
+        }
+        me = (id, Array(id.utf8).withUnsafeBytes { $0.fnv1a })
         // A duel left over from an earlier run (same token) would block queueing: give it up.
         if let leftover = login["data"]?["duel"]?["id"]?.string {
-            _ = try? await client.request("forfeit", ["duel_id": .string(leftover)])
+            phase = .waitingForLeftover
+            let ref = reserveRef(.forfeitLeftover, timeoutMicros: 30_000_000)
+            sendJSON(.object(["op": "forfeit", "ref": .number(ref), "duel_id": .string(leftover)]))
+            return
         }
+        loggedIn()
+    }
+
+    private func loggedIn() {
         if configuration.idle {
-            while ContinuousClock.now < deadline && !shouldStop() { try? await Task.sleep(for: .milliseconds(250)) }
+            phase = .parked
+            if shouldStop() { finish() }
             return
         }
-        while ContinuousClock.now < deadline && !shouldStop() && !client.isClosed {
-            await playOneDuel(client, me: me, deadline: deadline, shouldStop: shouldStop)
-        }
+        nextDuel()
     }
 
-    private func record(_ reply: JSONValue) {
-        if let code = reply["code"]?.string { stats.error(code) }
-    }
-
-    private func playOneDuel(
-        _ client: DuelClient, me: String, deadline: ContinuousClock.Instant, shouldStop: @Sendable () -> Bool
-    ) async {
-        let queuedAt = nowMicros()
+    private func nextDuel() {
+        if nowMicros() >= deadline || shouldStop() || client?.isClosed != false { return finish() }
         stats.update { $0.waiting += 1 }
-        guard let queued = try? await client.request("queue", ["bank": .string(configuration.bank)]) else {
-            stats.update { $0.waiting -= 1 }
-            stats.error("queue_failed")
-            return
+        phase = .matching(queuedAt: nowMicros())
+        let ref = reserveRef(.queue, timeoutMicros: 30_000_000)
+        writer.queue(ref: ref, bankJSON: bankJSON)
+        send()
+    }
+
+    private func queueReplied() {
+        if let code = frame.code { stats.error(code) }
+        // Only a refusal while still unmatched matters (an `init` may have come first).
+        guard !frame.ok, case .matching = phase else { return }
+        stats.update { $0.waiting -= 1 }
+        phase = .backingOff
+        loop.schedule(afterMicros: 200_000) { [self] in
+            if case .backingOff = phase { nextDuel() }
         }
-        record(queued)
-        if queued["ok"] != true {
-            stats.update { $0.waiting -= 1 }
-            try? await Task.sleep(for: .milliseconds(200))
-            return
-        }
-        var duel: String?
-        while duel == nil {
-            guard ContinuousClock.now < deadline, !shouldStop(), let message = await client.next(timeout: .milliseconds(250)) else {
-                if ContinuousClock.now >= deadline || client.isClosed || shouldStop() {
-                    stats.update { $0.waiting -= 1 }
-                    _ = try? await client.request("cancel", timeout: .seconds(5))
-                    return
-                }
-                continue
-            }
-            if message["event"] == "init" { duel = message["duel_id"]?.string }
-        }
-        let matched = nowMicros() - queuedAt
+    }
+
+    // MARK: Playing
+
+    private func matched(duelID: [UInt8], queuedAt: UInt64) {
+        let now = nowMicros()
         stats.update {
             $0.waiting -= 1
             $0.inDuel += 1
-            $0.timeToMatch.record(matched)
+            $0.timeToMatch.record(now - min(queuedAt, now))
         }
-        defer { stats.update { $0.inDuel -= 1 } }
-        await play(client, me: me, duel: duel!, until: deadline)
+        duelSerial += 1
+        duel = DuelState(id: duelID, hash: duelID.withUnsafeBytes { $0.fnv1a }, serial: duelSerial, lastFrameAt: now)
+        phase = .playing
+        watchSilence(serial: duelSerial, after: Self.duelSilenceMicros)
     }
 
-    private func play(_ client: DuelClient, me: String, duel: String, until deadline: ContinuousClock.Instant) async {
-        var lastSeq = 1
-        var seenAnswers = Set<String>()
-        var pointsFromReveals: [String: Int64] = [:]
-        var answeredIndex = -1
-        while true {
-            if ContinuousClock.now >= deadline {
-                // The run is over: give the duel up so the opponent is not left waiting for deadlines.
-                _ = try? await client.request("forfeit", ["duel_id": .string(duel)], timeout: .seconds(5))
-                return
-            }
-            let wait = min(Duration.seconds(60), deadline - ContinuousClock.now + .milliseconds(1))
-            guard let received = await client.nextReceived(timeout: wait) else {
-                if client.isClosed || ContinuousClock.now < deadline { break }
-                continue
-            }
-            let message = received.message
-            guard message["duel_id"] == .string(duel), let seq = message["seq"]?.integer else { continue }
-            if Int(seq) != lastSeq + 1 { stats.violation("seq_gap") }
-            lastSeq = Int(seq)
-            let record = message["record"] ?? .null
-            checkHidden(record)
-            switch message["event"]?.string {
-            case "question":
-                guard let question = record["question"], let index = question["index"]?.integer,
-                      Int(index) > answeredIndex, case .array(let options)? = question["choices"]
-                else { continue }
-                answeredIndex = Int(index)
-                if Double.random(in: 0..<1) < configuration.skipRate { continue }
-                let think = Int.random(in: configuration.thinkMs)
-                if think > 0 { try? await Task.sleep(for: .milliseconds(think)) }
-                let questionID = question["question_id"]?.integer ?? -1
-                let known = stats.state.withLock { $0.knowledge[questionID] }
-                let choice = (known != nil && Double.random(in: 0..<1) < configuration.accuracy)
-                    ? known! : Int.random(in: 0..<options.count)
-                let sent = nowMicros()
-                stats.update { $0.sentAt["\(duel)/\(index)/\(me)"] = sent }
-                guard let reply = try? await client.request("answer", [
-                    "duel_id": .string(duel), "question_index": .int(index), "choice": .number(choice),
-                ]) else { return }
-                stats.update {
-                    $0.answerToReply.record(nowMicros() - sent)
-                    $0.answers += 1
-                }
-                // Losing a race to the opponent, the deadline or the duel's end is part of the game, not an error.
-                if let code = reply["code"]?.string, !["locked_out", "too_late", "duel_over"].contains(code) {
-                    stats.error(code)
-                }
-            case "answered":
-                let index = record["question_index"]?.integer ?? -1
-                if case .array(let answers)? = record["answers"] {
-                    for answer in answers {
-                        guard let player = answer["player"]?.string, player != me else { continue }
-                        let key = "\(duel)/\(index)/\(player)"
-                        if seenAnswers.insert(key).inserted {
-                            let now = received.receivedAtMicros
-                            stats.update { state in
-                                if let sent = state.sentAt.removeValue(forKey: key) {
-                                    state.answerToOpponent.record(now > sent ? now - sent : 0)
-                                }
-                            }
-                        }
-                    }
-                }
-            case "reveal":
-                guard let reveal = record["reveal"], let correct = reveal["correct_choice"]?.integer else { continue }
-                let questionID = record["question"]?["question_id"]?.integer ?? -1
-                if case .object(let points)? = reveal["points"] {
-                    for (player, value) in points.pairs { pointsFromReveals[player, default: 0] += value.integer ?? 0 }
-                }
-                let deadline = record["question"]?["deadline_ms"]?.integer ?? 0
-                let anyCorrect: Bool = {
-                    if case .array(let answers)? = record["answers"] { return answers.contains { $0["correct"] == true } }
-                    return false
-                }()
-                let answerCount: Int = {
-                    if case .array(let answers)? = record["answers"] { return answers.count }
-                    return 0
-                }()
-                // Arrival on the wall clock: now minus how long the message waited to be read.
-                let waited = Int64((nowMicros() - received.receivedAtMicros) / 1_000)
-                let lateness = wallMs() - waited - deadline
-                stats.update { state in
-                    state.knowledge[questionID] = Int(correct)
-                    // Only reveals the deadline caused measure lateness.
-                    if !anyCorrect && answerCount < 2 { state.revealLateness.record(UInt64(max(0, lateness)) * 1_000) }
-                    state.sentAt.removeValue(forKey: "\(duel)/\(record["question_index"]?.integer ?? -1)/\(me)")
-                }
-            case "complete":
-                if case .array(let players)? = record["players"] {
-                    for player in players {
-                        guard let id = player["id"]?.string else { continue }
-                        if (player["score"]?.integer ?? -1) != pointsFromReveals[id, default: 0] {
-                            stats.violation("score_mismatch")
-                        }
-                    }
-                }
-                // Each duel is counted once, by the player listed first.
-                if case .array(let players)? = record["players"], players.first?["id"] == .string(me) {
-                    stats.update { $0.duelsDone += 1 }
-                }
-                return
-            default:
-                break
+    /// Gives a silent duel up after a minute without frames.
+    private func watchSilence(serial: Int, after delay: UInt64) {
+        loop.schedule(afterMicros: delay) { [self] in
+            guard case .playing = phase, let duel, duel.serial == serial else { return }
+            let silent = nowMicros() - min(duel.lastFrameAt, nowMicros())
+            if silent >= Self.duelSilenceMicros {
+                stats.error("duel_timeout")
+                leaveDuel()
+                phase = .backingOff
+                nextDuel()
+            } else {
+                watchSilence(serial: serial, after: Self.duelSilenceMicros - silent)
             }
         }
-        stats.error("duel_timeout")
+    }
+
+    /// Drops the duel's state and leaves the `in_duel` gauge; returns the duel left, if any.
+    @discardableResult
+    private func leaveDuel() -> DuelState? {
+        guard let left = duel else { return nil }
+        duel = nil
+        stats.update { $0.inDuel -= 1 }
+        return left
+    }
+
+    private func duelEvent(seq: Int, receivedAt: UInt64) {
+        guard var duel else { return }
+        // Worked on as a unique copy (no copy-on-write of its set and array) and put back below.
+        self.duel = nil
+        duel.lastFrameAt = receivedAt
+        if seq != duel.lastSeq + 1 { stats.violation("seq_gap") }
+        duel.lastSeq = seq
+        checkHidden()
+        switch frame.event {
+        case .question: question(&duel)
+        case .answered: answered(&duel, receivedAt: receivedAt)
+        case .reveal: revealed(&duel)
+        case .complete:
+            completed(duel)
+            self.duel = duel
+            leaveDuel()
+            return nextDuel()
+        default: break
+        }
+        self.duel = duel
+    }
+
+    private func question(_ duel: inout DuelState) {
+        guard let index = frame.question.index, index > duel.answeredIndex, let options = frame.question.choiceCount
+        else { return }
+        duel.answeredIndex = index
+        if Double.random(in: 0..<1) < configuration.skipRate { return }
+        let questionID = frame.question.questionID ?? -1
+        let think = Int.random(in: configuration.thinkMs)
+        if think > 0 {
+            let serial = duel.serial
+            loop.schedule(afterMicros: UInt64(think) * 1_000) { [self] in
+                if case .playing = phase, self.duel?.serial == serial {
+                    answer(index: index, questionID: questionID, options: options)
+                }
+            }
+        } else {
+            answer(index: index, questionID: questionID, options: options, duel: duel)
+        }
+    }
+
+    private func answer(index: Int, questionID: Int, options: Int, duel: DuelState? = nil) {
+        guard let duel = duel ?? self.duel, options > 0 else { return }
+        let known = stats.state.withLock { $0.knowledge[Int64(questionID)] }
+        let choice = (known != nil && Double.random(in: 0..<1) < configuration.accuracy)
+            ? known! : Int.random(in: 0..<options)
+        let sentAt = nowMicros()
+        stats.update { $0.sentAt[AnswerKey(duel: duel.hash, index: index, player: me.hash)] = sentAt }
+        let ref = reserveRef(.answer(sentAt: sentAt, duel: duel.serial), timeoutMicros: 30_000_000)
+        writer.answer(ref: ref, duelID: duel.id, questionIndex: index, choice: choice)
+        send()
+    }
+
+    private func answered(_ duel: inout DuelState, receivedAt: UInt64) {
+        let index = frame.questionIndex ?? -1
+        for answer in frame.answers {
+            guard let player = answer.player, player != me.hash else { continue }
+            guard duel.opponentAnswersSeen.insert(index).inserted else { continue }
+            let key = AnswerKey(duel: duel.hash, index: index, player: player)
+            stats.update { state in
+                if let sent = state.sentAt.removeValue(forKey: key) {
+                    state.answerToOpponent.record(receivedAt > sent ? receivedAt - sent : 0)
+                }
+            }
+        }
+    }
+
+    private func revealed(_ duel: inout DuelState) {
+        guard frame.hasReveal, let correct = frame.reveal.correctChoice else { return }
+        let questionID = frame.question.questionID ?? -1
+        for (player, points) in frame.reveal.points {
+            if let at = duel.pointsFromReveals.firstIndex(where: { $0.player == player }) {
+                duel.pointsFromReveals[at].points += points
+            } else {
+                duel.pointsFromReveals.append((player, points))
+            }
+        }
+        let deadline = frame.question.deadlineMs ?? 0
+        let anyCorrect = frame.answers.contains { $0.correct }
+        let answerCount = frame.answers.count
+        // The frame is handled as it arrives, so its arrival on the wall clock is now.
+        let lateness = wallMs() - Int64(deadline)
+        let key = AnswerKey(duel: duel.hash, index: frame.questionIndex ?? -1, player: me.hash)
+        stats.update { state in
+            state.knowledge[Int64(questionID)] = correct
+            // Only reveals the deadline caused measure lateness.
+            if !anyCorrect && answerCount < 2 { state.revealLateness.record(UInt64(max(0, lateness)) * 1_000) }
+            state.sentAt.removeValue(forKey: key)
+        }
+    }
+
+    private func completed(_ duel: DuelState) {
+        for player in frame.players {
+            guard let id = player.id else { continue }
+            let fromReveals = duel.pointsFromReveals.first { $0.player == id }?.points ?? 0
+            if (player.score ?? -1) != fromReveals { stats.violation("score_mismatch") }
+        }
+        // Each duel is counted once, by the player listed first.
+        if frame.players.first?.id == me.hash {
+            stats.update { $0.duelsDone += 1 }
+        }
     }
 
     /// Rule 10 as the bot sees it.
-    private func checkHidden(_ record: JSONValue) {
-        let state = record["state"]?.string
-        if (state == "question" || state == "countdown") && record["reveal"] != .null { stats.violation("early_reveal") }
-        if record["question"]?["correct_choice"] != nil { stats.violation("leaked_correct_choice") }
-        if case .array(let answers)? = record["answers"], answers.contains(where: { $0["choice"] != nil }) {
-            stats.violation("leaked_choice")
-        }
+    private func checkHidden() {
+        if (frame.state == .question || frame.state == .countdown) && frame.hasReveal { stats.violation("early_reveal") }
+        if frame.question.hasCorrectChoice { stats.violation("leaked_correct_choice") }
+        if frame.answers.contains(where: { $0.hasChoice }) { stats.violation("leaked_choice") }
     }
+}
+
+/// An answer sent by one player for one question of one duel (ids hashed), for the
+/// opponent's `answered` latency.
+struct AnswerKey: Hashable {
+    let duel: UInt64
+    let index: Int
+    let player: UInt64
 }

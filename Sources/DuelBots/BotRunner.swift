@@ -16,7 +16,7 @@ public struct BotRunner: Sendable {
     /// `progress` is called about once a second with a status line.
     public func run(progress: (@Sendable (String) -> Void)? = nil) async -> JSONValue {
         let started = ContinuousClock.now
-        let deadline = started + .milliseconds(Int(configuration.durationSeconds * 1_000))
+        let deadline = nowMicros() + UInt64(max(0, configuration.durationSeconds) * 1_000_000)
         let target = configuration.duels
         let stats = self.stats
         let shouldStop: @Sendable () -> Bool = { target.map { stats.duelsDone >= $0 } ?? false }
@@ -28,19 +28,81 @@ public struct BotRunner: Sendable {
                 progress?(stats.progress(elapsed: (ContinuousClock.now - started).seconds))
             }
         }
-        await withTaskGroup(of: Void.self) { group in
-            for index in 0..<configuration.bots {
-                let delay = Double(index) / max(1, configuration.rampPerSecond)
-                let bot = Bot(index: index, configuration: configuration, stats: stats, loop: loops[index % loops.count])
-                group.addTask {
-                    if delay > 0 { try? await Task.sleep(for: .milliseconds(Int(delay * 1_000))) }
-                    await bot.run(until: deadline, shouldStop: shouldStop)
+        // CPU per answer over the run after ramp-up (plus a second for logins), until the end.
+        let rampSeconds = Double(configuration.bots) / max(1, configuration.rampPerSecond) + 1
+        let meter = CPUMeter(stats: stats)
+        let metering = Task {
+            try? await Task.sleep(until: started + .milliseconds(Int(rampSeconds * 1_000)))
+            if Task.isCancelled { return }
+            meter.startWindow()
+            try? await Task.sleep(until: started + .milliseconds(Int(configuration.durationSeconds * 1_000)))
+            meter.endWindow()
+        }
+        let finishedLine = FinishLine(count: configuration.bots)
+        let bots = (0..<configuration.bots).map { index in
+            Bot(
+                index: index, configuration: configuration, stats: stats, loop: loops[index % loops.count],
+                deadline: deadline, shouldStop: shouldStop, finished: finishedLine.finishOne)
+        }
+        let botsByLoop = loops.indices.map { which in bots.filter { $0.index % loops.count == which } }
+        let stopper = Task {
+            guard target != nil else { return }
+            while !Task.isCancelled && !shouldStop() { try? await Task.sleep(for: .milliseconds(100)) }
+            if Task.isCancelled { return }
+            for (loop, mine) in zip(loops, botsByLoop) { loop.perform { mine.forEach { $0.stop() } } }
+        }
+        await finishedLine.wait {
+            for (loop, mine) in zip(loops, botsByLoop) {
+                loop.perform { [configuration] in
+                    for bot in mine {
+                        let delay = Double(bot.index) / max(1, configuration.rampPerSecond)
+                        loop.schedule(afterMicros: UInt64(delay * 1_000_000)) { bot.start() }
+                    }
                 }
             }
         }
+        stopper.cancel()
         reporter.cancel()
+        metering.cancel()
+        meter.endWindow()
         let elapsed = (ContinuousClock.now - started).seconds
-        return stats.report(configuration: configuration, elapsed: elapsed)
+        return stats.report(configuration: configuration, elapsed: elapsed, cpuMicrosPerAnswer: meter.microsPerAnswer)
+    }
+}
+
+/// Counts bots that are done and wakes the runner when all are.
+final class FinishLine: Sendable {
+    private struct State {
+        var remaining: Int
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state: Mutex<State>
+
+    init(count: Int) {
+        state = Mutex(State(remaining: count))
+    }
+
+    /// Calls `start`, then returns once every bot has called ``finishOne()``.
+    func wait(start: () -> Void) async {
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state in
+                if state.remaining <= 0 { return true }
+                state.waiter = continuation
+                return false
+            }
+            if done { continuation.resume() } else { start() }
+        }
+    }
+
+    @Sendable func finishOne() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.remaining -= 1
+            guard state.remaining == 0 else { return nil }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
     }
 }
 

@@ -17,8 +17,8 @@ public final class BotStats: Sendable {
         var answerToReply = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
         var answerToOpponent = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
         var revealLateness = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
-        /// When each answer was sent, for the opponent's `answered` latency: "duel/index/player" → µs.
-        var sentAt: [String: UInt64] = [:]
+        /// When each answer was sent, for the opponent's `answered` latency (µs).
+        var sentAt: [AnswerKey: UInt64] = [:]
         /// Correct choices learned from reveals, by question id.
         var knowledge: [Int64: Int] = [:]
     }
@@ -45,8 +45,9 @@ public final class BotStats: Sendable {
 
     public var duelsDone: Int { state.withLock { $0.duelsDone } }
 
-    /// The final report as JSON: counts and percentiles in milliseconds.
-    public func report(configuration: BotConfiguration, elapsed: Double) -> JSONValue {
+    /// The final report as JSON: counts and percentiles in milliseconds, and the bots' own
+    /// CPU time per answer (µs; null when unmeasured).
+    public func report(configuration: BotConfiguration, elapsed: Double, cpuMicrosPerAnswer: Double? = nil) -> JSONValue {
         state.withLock { s in
             func summary(_ h: Histogram<UInt64>) -> JSONValue {
                 func ms(_ us: UInt64) -> JSONValue { .double((Double(us) / 10).rounded() / 100) }
@@ -69,6 +70,7 @@ public final class BotStats: Sendable {
                 "answer_to_reply": summary(s.answerToReply),
                 "answer_to_opponent_answered": summary(s.answerToOpponent),
                 "reveal_lateness": summary(s.revealLateness),
+                "cpu_us_per_answer": cpuMicrosPerAnswer.map { .double(($0 * 10).rounded() / 10) } ?? .null,
             ])
         }
     }

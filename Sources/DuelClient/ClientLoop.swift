@@ -12,6 +12,7 @@ public final class ClientLoop: @unchecked Sendable {
         case connect(DuelClient)
         case send(DuelClient, [UInt8], binary: Bool)
         case close(DuelClient)
+        case run(@Sendable () -> Void)
     }
 
     private var context: OpaquePointer?
@@ -22,6 +23,11 @@ public final class ClientLoop: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     // Loop-thread state.
     fileprivate var clients: [UInt64: (client: DuelClient, wsi: OpaquePointer?)] = [:]
+    private var timers = LoopTimers()
+    /// One lws timer that wakes the loop for the earliest of `timers` (lws's poll wait
+    /// honours it, so no extra thread or periodic wake-up is needed).
+    private let wakeup: UnsafeMutablePointer<lws_sorted_usec_list_t>
+    private var wakeupDue = UInt64.max
 
     /// The process-wide loop most callers want.
     public static let shared: ClientLoop = try! ClientLoop()
@@ -46,10 +52,13 @@ public final class ClientLoop: @unchecked Sendable {
         protocols[0].name = UnsafePointer(name)
         protocols[0].callback = clientCallback
         protocols[0].rx_buffer_size = 8_192
+        wakeup = .allocate(capacity: 1)
+        wakeup.initialize(to: lws_sorted_usec_list_t())
         let created = quizduel_lws_create_client_context(protocols, nil)
         guard let created else { throw DuelClientError.connectFailed("cannot create a libwebsockets context") }
         context = created
         Self.register(self, for: created)
+        Self.register(self, forTimer: wakeup)
         let thread = Thread { [self] in
             while running.withLock({ $0 }) {
                 if lws_service(context, 0) < 0 { break }
@@ -61,6 +70,7 @@ public final class ClientLoop: @unchecked Sendable {
     }
 
     deinit {
+        wakeup.deallocate()
         protocols.deallocate()
         free(name)
     }
@@ -77,6 +87,57 @@ public final class ClientLoop: @unchecked Sendable {
     func enqueue(_ command: Command) {
         commands.withLock { $0.append(command) }
         if let context { lws_cancel_service(context) }
+    }
+
+    /// Runs `body` on the loop's thread (from any thread).
+    public func perform(_ body: @escaping @Sendable () -> Void) {
+        enqueue(.run(body))
+    }
+
+    /// Runs `body` on the loop's thread after `delayMicros`. Call on the loop's thread only.
+    public func schedule(afterMicros delayMicros: UInt64, _ body: @escaping () -> Void) {
+        timers.add(due: monotonicMicros() + delayMicros, body)
+        armWakeup()
+    }
+
+    /// Sends a frame now-ish without the command list. Call on the loop's thread only.
+    func sendFromLoop(_ client: DuelClient, _ bytes: UnsafeRawBufferPointer, binary: Bool = false) {
+        guard let wsi = clients[client.id]?.wsi else { return }
+        client.outgoing.append((Self.padded(bytes), binary))
+        lws_callback_on_writable(wsi)
+    }
+
+    /// Closes without the command list. Call on the loop's thread only.
+    func closeFromLoop(_ client: DuelClient) {
+        guard let wsi = clients[client.id]?.wsi else { return }
+        client.wantsClose = true
+        lws_callback_on_writable(wsi)
+    }
+
+    /// `bytes` behind the LWS_PRE headroom lws_write needs, built once per frame.
+    private static func padded(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        let pre = quizduel_lws_pre()
+        return [UInt8](unsafeUninitializedCapacity: pre + bytes.count) { buffer, count in
+            buffer.baseAddress!.initialize(repeating: 0, count: pre)
+            if !bytes.isEmpty {
+                UnsafeMutableRawPointer(buffer.baseAddress! + pre).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+            }
+            count = pre + bytes.count
+        }
+    }
+
+    private func armWakeup() {
+        guard let due = timers.nextDue, due < wakeupDue, let context else { return }
+        wakeupDue = due
+        let now = monotonicMicros()
+        lws_sul_schedule(context, 0, wakeup, loopTimerFired, lws_usec_t(due > now ? due - now : 0))
+    }
+
+    fileprivate func timerFired() {
+        wakeupDue = .max
+        let now = monotonicMicros()
+        while let body = timers.popDue(now: now) { body() }
+        armWakeup()
     }
 
     // MARK: loop thread
@@ -100,13 +161,11 @@ public final class ClientLoop: @unchecked Sendable {
                     clients[client.id] = (client, wsi)
                 }
             case .send(let client, let bytes, let binary):
-                guard let wsi = clients[client.id]?.wsi else { continue }
-                client.outgoing.append((bytes, binary))
-                lws_callback_on_writable(wsi)
+                bytes.withUnsafeBytes { sendFromLoop(client, $0, binary: binary) }
             case .close(let client):
-                guard let wsi = clients[client.id]?.wsi else { continue }
-                client.wantsClose = true
-                lws_callback_on_writable(wsi)
+                closeFromLoop(client)
+            case .run(let body):
+                body()
             }
         }
     }
@@ -125,23 +184,29 @@ public final class ClientLoop: @unchecked Sendable {
             client.didOpen()
             if !client.outgoing.isEmpty || client.wantsClose { lws_callback_on_writable(wsi) }
         case LWS_CALLBACK_CLIENT_RECEIVE:
-            if lws_is_first_fragment(wsi) != 0 { client.partial.removeAll(keepingCapacity: true) }
-            if let input, length > 0 {
-                client.partial.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
-            }
-            if lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0 {
-                client.didReceive(client.partial)
-                client.partial = []
+            let first = lws_is_first_fragment(wsi) != 0
+            let final = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
+            let chunk = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
+            if first && final {
+                // The usual case (frames are small): hand over lws's buffer, no copy.
+                client.didReceive(chunk)
+            } else {
+                if first { client.partial.removeAll(keepingCapacity: true) }
+                client.partial.append(contentsOf: chunk)
+                if final {
+                    client.partial.withUnsafeBytes { client.didReceive($0) }
+                    client.partial = []
+                }
             }
         case LWS_CALLBACK_CLIENT_WRITEABLE:
             if !client.outgoing.isEmpty {
-                let (bytes, binary) = client.outgoing.removeFirst()
+                var (buffer, binary) = client.outgoing.removeFirst()
                 let pre = quizduel_lws_pre()
-                var buffer = [UInt8](repeating: 0, count: pre) + bytes
+                let length = buffer.count - pre
                 let written = buffer.withUnsafeMutableBufferPointer { pointer in
-                    lws_write(wsi, pointer.baseAddress! + pre, bytes.count, binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT)
+                    lws_write(wsi, pointer.baseAddress! + pre, length, binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT)
                 }
-                if written < bytes.count { return -1 }
+                if written < length { return -1 }
             }
             if !client.outgoing.isEmpty {
                 lws_callback_on_writable(wsi)
@@ -177,6 +242,21 @@ public final class ClientLoop: @unchecked Sendable {
         loopsLock.unlock()
     }
 
+    nonisolated(unsafe) private static var timerOwners: [UnsafeMutableRawPointer: Unmanaged<ClientLoop>] = [:]
+
+    private static func register(_ loop: ClientLoop, forTimer timer: UnsafeMutablePointer<lws_sorted_usec_list_t>) {
+        loopsLock.lock()
+        timerOwners[UnsafeMutableRawPointer(timer)] = Unmanaged.passUnretained(loop)
+        loopsLock.unlock()
+    }
+
+    fileprivate static func loop(forTimer timer: UnsafeMutablePointer<lws_sorted_usec_list_t>?) -> ClientLoop? {
+        guard let timer else { return nil }
+        loopsLock.lock()
+        defer { loopsLock.unlock() }
+        return timerOwners[UnsafeMutableRawPointer(timer)]?.takeUnretainedValue()
+    }
+
     fileprivate static func loop(for context: OpaquePointer?) -> ClientLoop? {
         guard let context else { return nil }
         loopsLock.lock()
@@ -191,4 +271,8 @@ private func clientCallback(
 ) -> Int32 {
     guard let loop = ClientLoop.loop(for: lws_get_context(wsi)) else { return 0 }
     return loop.callback(wsi, reason, input, length)
+}
+
+private func loopTimerFired(_ timer: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
+    ClientLoop.loop(forTimer: timer)?.timerFired()
 }

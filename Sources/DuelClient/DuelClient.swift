@@ -23,6 +23,9 @@ public enum DuelClientError: Error, CustomStringConvertible {
 /// `request` sends an op and returns its reply (or error) message; everything
 /// else the server sends (events) is queued for ``next(timeout:)``. Every frame
 /// received is also kept in ``transcript`` so tests can check what leaked.
+///
+/// Made with a ``DuelClientHandler`` instead, the client only passes frames to
+/// it on the loop's thread (see there); `request`, `next` and `transcript` are then unused.
 public final class DuelClient: @unchecked Sendable {
     struct Endpoint {
         let host: String
@@ -34,7 +37,12 @@ public final class DuelClient: @unchecked Sendable {
     let endpoint: Endpoint
     private let loop: ClientLoop
 
+    /// Set for the light path (see ``DuelClientHandler``); weak because the handler owns the client.
+    private weak var handler: (any DuelClientHandler)?
+    private let hasHandler: Bool
+
     // Loop-thread state.
+    /// Frames to write, each already behind LWS_PRE bytes of headroom; binary or text.
     var outgoing: [([UInt8], Bool)] = []
     var wantsClose = false
     var partial: [UInt8] = []
@@ -56,7 +64,16 @@ public final class DuelClient: @unchecked Sendable {
     private static let ids = Mutex<UInt64>(1)
 
     /// `url`: `ws://host:port/path`.
-    public init(url: String, loop: ClientLoop = .shared) throws {
+    public convenience init(url: String, loop: ClientLoop = .shared) throws {
+        try self.init(url: url, loop: loop, optionalHandler: nil)
+    }
+
+    /// A client whose events all go to `handler` on `loop`'s thread; ``open()`` connects it.
+    public convenience init(url: String, loop: ClientLoop, handler: any DuelClientHandler) throws {
+        try self.init(url: url, loop: loop, optionalHandler: handler)
+    }
+
+    private init(url: String, loop: ClientLoop, optionalHandler: (any DuelClientHandler)?) throws {
         guard url.hasPrefix("ws://") else { throw DuelClientError.badURL(url) }
         let rest = url.dropFirst(5)
         let hostPort = rest.split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
@@ -66,7 +83,24 @@ public final class DuelClient: @unchecked Sendable {
         let port = parts.count == 2 ? Int(parts[1]) ?? 80 : 80
         endpoint = Endpoint(host: host == "localhost" ? "127.0.0.1" : String(host), port: port, path: path)
         self.loop = loop
+        handler = optionalHandler
+        hasHandler = optionalHandler != nil
         id = Self.ids.withLock { id in defer { id += 1 }; return id }
+    }
+
+    /// Starts connecting (any thread); the handler hears of the outcome.
+    public func open() {
+        loop.enqueue(.connect(self))
+    }
+
+    /// Sends a text frame. Call on the loop's thread only (from the handler).
+    public func sendFromLoop(_ text: UnsafeRawBufferPointer) {
+        loop.sendFromLoop(self, text)
+    }
+
+    /// Closes the connection. Call on the loop's thread only (from the handler).
+    public func closeFromLoop() {
+        loop.closeFromLoop(self)
     }
 
     /// Opens the connection.
@@ -203,6 +237,10 @@ public final class DuelClient: @unchecked Sendable {
     // MARK: Called on the loop thread
 
     func didOpen() {
+        if hasHandler {
+            handler?.clientDidOpen(self)
+            return
+        }
         let continuation = state.withLock { state -> CheckedContinuation<Void, Error>? in
             state.open = true
             defer { state.opened = nil }
@@ -211,10 +249,13 @@ public final class DuelClient: @unchecked Sendable {
         continuation?.resume()
     }
 
-    func didReceive(_ bytes: [UInt8]) {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let receivedAt = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+    func didReceive(_ frame: UnsafeRawBufferPointer) {
+        let receivedAt = monotonicMicros()
+        if hasHandler {
+            handler?.client(self, didReceive: frame, receivedAtMicros: receivedAt)
+            return
+        }
+        let bytes = Array(frame)
         let text = String(decoding: bytes, as: UTF8.self)
         let message = (try? JSONParser.parse(bytes)) ?? .object(["op": "unparseable", "text": .string(text)])
         let received = Received(message: message, receivedAtMicros: receivedAt)
@@ -236,6 +277,14 @@ public final class DuelClient: @unchecked Sendable {
     }
 
     func didClose(code: UInt16?, reason: String) {
+        if hasHandler {
+            state.withLock { state in
+                state.closed = true
+                state.closeCode = code
+            }
+            handler?.client(self, didCloseWithCode: code)
+            return
+        }
         let (opened, replies, waiter) = state.withLock { state in
             state.closed = true
             state.closeCode = code

@@ -1,0 +1,272 @@
+/// What a bot reads from one server frame, filled by a single ``JSONScanner``
+/// pass (no tree, no Strings: ids are kept as FNV-1a hashes).
+///
+/// One instance per bot is reused for every frame so that its arrays keep their
+/// capacity. Fields a frame lacks keep their reset values (nil, false, empty).
+struct BotFrame {
+    enum Op: Equatable { case reply, error, event, other }
+    enum Event: Equatable { case `init`, question, answered, reveal, complete, other }
+    enum State: Equatable { case countdown, question, reveal, finished, other }
+
+    struct Answer: Equatable {
+        var player: UInt64?
+        var correct: Bool
+        /// A pick in an answer before its reveal would be a leak (rule 10).
+        var hasChoice: Bool
+    }
+
+    struct PlayerScore: Equatable {
+        var id: UInt64?
+        var score: Int?
+    }
+
+    var op = Op.other
+    /// Bots send integer refs; a string ref is never theirs.
+    var ref: Int?
+    var ok = false
+    /// An error's code (short, so a small String that does not allocate).
+    var code: String?
+    var event: Event?
+    var duelID: UInt64?
+    /// Where the duel id's raw bytes are in the frame (a bot keeps them from `init` for its requests).
+    var duelIDRange: Range<Int>?
+    var seq: Int?
+
+    var hasRecord = false
+    var state: State?
+    var questionIndex: Int?
+    /// `question` is an object (not null or missing).
+    var hasQuestion = false
+    var question = Question()
+    var answers: [Answer] = []
+    /// `reveal` is present and not null.
+    var hasReveal = false
+    var reveal = Reveal()
+    var players: [PlayerScore] = []
+
+    struct Question: Equatable {
+        var index: Int?
+        var questionID: Int?
+        var choiceCount: Int?
+        var deadlineMs: Int?
+        /// A correct choice inside `question` would be a leak (rule 10).
+        var hasCorrectChoice = false
+    }
+
+    struct Reveal: Equatable {
+        var correctChoice: Int?
+        var points: [(player: UInt64, points: Int)] = []
+
+        static func == (lhs: Reveal, rhs: Reveal) -> Bool {
+            lhs.correctChoice == rhs.correctChoice && lhs.points.elementsEqual(rhs.points) { $0 == $1 }
+        }
+    }
+
+    /// Reads `bytes` into this frame; false (frame unusable) when they are not a JSON object.
+    mutating func read(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        reset()
+        var scanner = JSONScanner(bytes)
+        let ok = scanner.object { key, scanner in
+            if key.equals("op") {
+                guard let value = scanner.string() else { return scanner.skipValue() }
+                op = value.equals("reply") ? .reply : value.equals("error") ? .error : value.equals("event") ? .event : .other
+                return true
+            }
+            if key.equals("ref") {
+                if let value = scanner.integer() { ref = value; return true }
+                return scanner.skipValueIfPresent(depth: 1)
+            }
+            if key.equals("ok") {
+                if let value = scanner.bool() { self.ok = value; return true }
+                return scanner.skipValue()
+            }
+            if key.equals("code") {
+                guard let value = scanner.string() else { return scanner.skipValue() }
+                code = String(decoding: value, as: UTF8.self)
+                return true
+            }
+            if key.equals("event") {
+                guard let value = scanner.string() else { return scanner.skipValue() }
+                event = Self.event(value)
+                return true
+            }
+            if key.equals("duel_id") {
+                guard let value = scanner.string() else { return scanner.skipValue() }
+                duelID = value.fnv1a
+                let start = value.baseAddress.map { $0 - bytes.baseAddress! } ?? 0
+                duelIDRange = start..<start + value.count
+                return true
+            }
+            if key.equals("seq") {
+                if let value = scanner.integer() { seq = value; return true }
+                return scanner.skipValueIfPresent(depth: 1)
+            }
+            if key.equals("record") {
+                if scanner.peek() == UInt8(ascii: "{") { return readRecord(&scanner) }
+                return scanner.skipValue()
+            }
+            return scanner.skipValue()
+        }
+        return ok && scanner.atEnd
+    }
+
+    private mutating func reset() {
+        op = .other
+        ref = nil
+        ok = false
+        code = nil
+        event = nil
+        duelID = nil
+        duelIDRange = nil
+        seq = nil
+        hasRecord = false
+        state = nil
+        questionIndex = nil
+        hasQuestion = false
+        question = Question()
+        answers.removeAll(keepingCapacity: true)
+        hasReveal = false
+        reveal.correctChoice = nil
+        reveal.points.removeAll(keepingCapacity: true)
+        players.removeAll(keepingCapacity: true)
+    }
+
+    private static func event(_ value: UnsafeRawBufferPointer) -> Event {
+        if value.equals("question") { return .question }
+        if value.equals("answered") { return .answered }
+        if value.equals("reveal") { return .reveal }
+        if value.equals("complete") { return .complete }
+        if value.equals("init") { return .`init` }
+        return .other
+    }
+
+    private mutating func readRecord(_ scanner: inout JSONScanner) -> Bool {
+        hasRecord = true
+        return scanner.object(depth: 1) { key, scanner in
+            if key.equals("state") {
+                guard let value = scanner.string() else { return scanner.skipValue(depth: 2) }
+                state = value.equals("question") ? .question : value.equals("reveal") ? .reveal
+                    : value.equals("countdown") ? .countdown : value.equals("finished") ? .finished : .other
+                return true
+            }
+            if key.equals("question_index") {
+                if let value = scanner.integer() { questionIndex = value; return true }
+                return scanner.skipValueIfPresent(depth: 2)
+            }
+            if key.equals("question") {
+                if scanner.peek() == UInt8(ascii: "{") { return readQuestion(&scanner) }
+                return scanner.skipValue(depth: 2)
+            }
+            if key.equals("answers") {
+                if scanner.peek() == UInt8(ascii: "[") { return readAnswers(&scanner) }
+                return scanner.skipValue(depth: 2)
+            }
+            if key.equals("reveal") {
+                if scanner.peek() == UInt8(ascii: "{") { return readReveal(&scanner) }
+                // Anything but null counts as "a reveal is there" for the early-reveal check.
+                if scanner.null() { return true }
+                hasReveal = true
+                return scanner.skipValue(depth: 2)
+            }
+            if key.equals("players") {
+                if scanner.peek() == UInt8(ascii: "[") { return readPlayers(&scanner) }
+                return scanner.skipValue(depth: 2)
+            }
+            return scanner.skipValue(depth: 2)
+        }
+    }
+
+    private mutating func readQuestion(_ scanner: inout JSONScanner) -> Bool {
+        hasQuestion = true
+        return scanner.object(depth: 2) { key, scanner in
+            if key.equals("index") {
+                question.index = scanner.integer()
+            } else if key.equals("question_id") {
+                question.questionID = scanner.integer()
+            } else if key.equals("deadline_ms") {
+                question.deadlineMs = scanner.integer()
+            } else if key.equals("correct_choice") {
+                question.hasCorrectChoice = true
+            } else if key.equals("choices"), scanner.peek() == UInt8(ascii: "[") {
+                var count = 0
+                let ok = scanner.array(depth: 3) { scanner in
+                    count += 1
+                    return scanner.skipValue(depth: 4)
+                }
+                question.choiceCount = count
+                return ok
+            }
+            return scanner.skipValueIfPresent(depth: 3)
+        }
+    }
+
+    private mutating func readAnswers(_ scanner: inout JSONScanner) -> Bool {
+        scanner.array(depth: 2) { scanner in
+            var answer = Answer(player: nil, correct: false, hasChoice: false)
+            guard scanner.peek() == UInt8(ascii: "{") else { return scanner.skipValue(depth: 3) }
+            let ok = scanner.object(depth: 3) { key, scanner in
+                if key.equals("player"), let value = scanner.string() {
+                    answer.player = value.fnv1a
+                    return true
+                }
+                if key.equals("correct"), let value = scanner.bool() {
+                    answer.correct = value
+                    return true
+                }
+                if key.equals("choice") { answer.hasChoice = true }
+                return scanner.skipValue(depth: 4)
+            }
+            answers.append(answer)
+            return ok
+        }
+    }
+
+    private mutating func readReveal(_ scanner: inout JSONScanner) -> Bool {
+        hasReveal = true
+        return scanner.object(depth: 2) { key, scanner in
+            if key.equals("correct_choice") {
+                reveal.correctChoice = scanner.integer()
+                return scanner.skipValueIfPresent(depth: 3)
+            }
+            if key.equals("points"), scanner.peek() == UInt8(ascii: "{") {
+                return scanner.object(depth: 3) { player, scanner in
+                    // A points value that is not an integer adds nothing, as `integer ?? 0` did.
+                    reveal.points.append((player.fnv1a, scanner.integer() ?? 0))
+                    return scanner.skipValueIfPresent(depth: 4)
+                }
+            }
+            return scanner.skipValue(depth: 3)
+        }
+    }
+
+    private mutating func readPlayers(_ scanner: inout JSONScanner) -> Bool {
+        scanner.array(depth: 2) { scanner in
+            guard scanner.peek() == UInt8(ascii: "{") else { return scanner.skipValue(depth: 3) }
+            var player = PlayerScore(id: nil, score: nil)
+            let ok = scanner.object(depth: 3) { key, scanner in
+                if key.equals("id"), let value = scanner.string() {
+                    player.id = value.fnv1a
+                    return true
+                }
+                if key.equals("score") {
+                    player.score = scanner.integer()
+                    return scanner.skipValueIfPresent(depth: 4)
+                }
+                return scanner.skipValue(depth: 4)
+            }
+            players.append(player)
+            return ok
+        }
+    }
+}
+
+extension JSONScanner {
+    /// After trying to read a value as an integer: skips it if it was something else.
+    /// (An integer read leaves the scanner at `,` or `}`; anything else still has its value next.)
+    mutating func skipValueIfPresent(depth: Int) -> Bool {
+        switch peek() {
+        case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"): return true
+        default: return skipValue(depth: depth)
+        }
+    }
+}
