@@ -22,15 +22,33 @@ ALTER TABLE duels
 UPDATE duels SET questions_opened = json_array_length(base_state -> 'rounds')
  WHERE json_typeof(base_state -> 'rounds') = 'array';
 
--- A finishing batch removes its duels' markers by duel id.
+-- A finishing batch removes its duels' markers by duel id, and the sweep finds
+-- live duels through them.
 CREATE INDEX live_duel_players_duel ON live_duel_players (duel_id);
 
+-- Nearly every step changes a duel's deadline and often its state: an index on
+-- them made every update write new entries in every index of the table. The
+-- sweep goes through live_duel_players instead, and free room on each page
+-- lets the ~20 updates of a duel's life stay on its page (HOT updates).
+DROP INDEX duels_deadline;
+ALTER TABLE duels SET (fillfactor = 50);
+
+-- duel_inputs and duel_events carry no foreign keys: only the duel lanes write
+-- them, in the transaction that holds the duel's row lock (so the duel exists),
+-- and the engine accepts inputs from the duel's own players only. Each foreign
+-- key check was an index probe plus a FOR KEY SHARE lock on a row the
+-- transaction already holds: dropping the ones on these two tables (about five
+-- checks per answer) took the batch statement from 1.34 ms to 0.85 ms
+-- (pg_stat_statements, 300 bots). Deleting a duel deletes its inputs and
+-- events explicitly. duel_answers keeps its foreign keys (one row per answer).
+ALTER TABLE duel_events DROP CONSTRAINT duel_events_duel_id_fkey;
+
 CREATE TABLE duel_inputs (
-    duel_id        uuid NOT NULL REFERENCES duels ON DELETE CASCADE,
+    duel_id        uuid NOT NULL,
     -- 1, 2, 3... per duel: the order the engine applied them in.
     n              integer NOT NULL CHECK (n >= 1),
     kind           text NOT NULL CHECK (kind IN ('answer', 'forfeit', 'advance', 'disconnected', 'reconnected')),
-    player_id      uuid REFERENCES players,
+    player_id      uuid,
     question_index integer,
     choice         integer,
     -- The server time the input carried (ms since 1970).

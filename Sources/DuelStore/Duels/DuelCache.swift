@@ -6,8 +6,8 @@ import DuelCore
 /// Owned by the connection, so only the thread that owns the connection touches
 /// it: no lock. A state is used only when the row locked in the transaction has
 /// the same version; otherwise the duel is rebuilt from its stored base state and
-/// input log. Bounded: finished duels leave at once, and past `limit` the oldest
-/// entries go (a state that left is rebuilt from the log when needed again).
+/// input log. Bounded: past `limit` the oldest entries go (a state that left is
+/// rebuilt from the log when needed again).
 struct DuelCache {
     private var entries: [String: (version: Int, duel: Duel)] = [:]
     private var order: [String] = []
@@ -25,11 +25,9 @@ struct DuelCache {
         return entry.duel
     }
 
+    /// Finished duels are kept too: the opponent's answer that arrives just after
+    /// the last reveal would otherwise rebuild the whole duel only to be refused.
     mutating func remember(_ duel: Duel, version: Int) {
-        if duel.phase == .finished {
-            entries[duel.id] = nil
-            return
-        }
         if entries.updateValue((version, duel), forKey: duel.id) == nil {
             order.append(duel.id)
             evictIfFull()

@@ -127,16 +127,22 @@ extension PGConnection {
 
     /// Live duels whose next deadline is at or before `nowMs`: the sweep's work list.
     public func dueDuels(nowMs: Int64, limit: Int = 200) throws -> [String] {
+        // Through the live markers (a small table) and the primary key: `duels`
+        // keeps no index on the deadline, which changes with nearly every step.
         try query("""
-            SELECT id::text AS id FROM duels
-             WHERE state <> 'finished' AND next_deadline_ms <= \(nowMs)
-             ORDER BY next_deadline_ms LIMIT \(limit)
+            SELECT d.id::text AS id FROM duels d
+             WHERE d.id IN (SELECT duel_id FROM live_duel_players)
+               AND d.state <> 'finished' AND d.next_deadline_ms <= \(nowMs)
+             ORDER BY d.next_deadline_ms LIMIT \(limit)
             """).map { try $0.string("id") }
     }
 
     /// Live duels with their next deadline (to rebuild timers after a restart).
     public func liveDuelDeadlines() throws -> [(id: String, deadlineMs: Int64)] {
-        try query("SELECT id::text AS id, next_deadline_ms FROM duels WHERE state <> 'finished'").map {
+        try query("""
+            SELECT d.id::text AS id, d.next_deadline_ms FROM duels d
+             WHERE d.id IN (SELECT duel_id FROM live_duel_players) AND d.state <> 'finished'
+            """).map {
             (try $0.string("id"), try $0.int64("next_deadline_ms"))
         }
     }
