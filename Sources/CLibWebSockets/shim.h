@@ -13,11 +13,34 @@ static inline size_t quizduel_lws_pre(void) { return LWS_PRE; }
 // Creation info and protocols are plain structs, but memset-zeroing and the
 // union-heavy layout are simpler to fill in C. The caller keeps `protocols` and
 // `retry` alive for the context's lifetime.
+// The service loop. lws 4.1.6's own loop calls poll() over every socket on each
+// wake-up; with thousands of connections that was most of the server's CPU
+// (perf: sock_poll and tcp_poll once per socket per wake-up). Debian builds lws
+// with the libev plugin, and libev's loop uses epoll, so a wake-up costs what
+// the ready sockets cost. The loop is created here and handed to lws as a
+// "foreign" loop: lws then installs no SIGINT watcher of its own (the server
+// takes signals with sigwait), and the service thread can break the loop to stop.
+// Declared rather than included: ev.h's macros do not import into Swift.
+struct ev_loop;
+struct ev_loop *ev_loop_new(unsigned int flags);
+int ev_run(struct ev_loop *loop, int flags);
+void ev_break(struct ev_loop *loop, int how);
+void ev_loop_destroy(struct ev_loop *loop);
+
+// A new libev loop with the best backend (EVFLAG_AUTO: epoll on Linux).
+static inline void *quizduel_ev_loop_new(void) { return ev_loop_new(0); }
+// Runs the loop until quizduel_ev_break_all is called on its thread.
+static inline void quizduel_ev_run(void *loop) { ev_run((struct ev_loop *)loop, 0); }
+// EVBREAK_ALL (2): return from every nested ev_run.
+static inline void quizduel_ev_break_all(void *loop) { ev_break((struct ev_loop *)loop, 2); }
+static inline void quizduel_ev_loop_destroy(void *loop) { ev_loop_destroy((struct ev_loop *)loop); }
+
 static inline struct lws_context *quizduel_lws_create_context(
     int port, const char *interface, const struct lws_protocols *protocols,
-    const lws_retry_bo_t *retry, void *user, unsigned int rx_buffer_size)
+    const lws_retry_bo_t *retry, void *user, unsigned int rx_buffer_size, void *ev_loop)
 {
     struct lws_context_creation_info info;
+    void *loops[1] = { ev_loop };
     memset(&info, 0, sizeof info);
     info.port = port;
     info.iface = interface;
@@ -28,21 +51,24 @@ static inline struct lws_context *quizduel_lws_create_context(
     // No permessage-deflate (info.extensions stays NULL): it costs memory per
     // connection and has receive bugs in 4.1.6. No TLS here: put a TLS proxy
     // in front. DISABLE_IPV6 keeps "0.0.0.0" meaning what it says.
-    info.options = LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_DISABLE_IPV6;
+    info.options = LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_DISABLE_IPV6 | LWS_SERVER_OPTION_LIBEV;
+    info.foreign_loops = loops;  // read during creation only
     info.fd_limit_per_thread = 0;
     return lws_create_context(&info);
 }
 
 // A client-only context (no listening port).
 static inline struct lws_context *quizduel_lws_create_client_context(
-    const struct lws_protocols *protocols, void *user)
+    const struct lws_protocols *protocols, void *user, void *ev_loop)
 {
     struct lws_context_creation_info info;
+    void *loops[1] = { ev_loop };
     memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
     info.protocols = protocols;
     info.user = user;
-    info.options = LWS_SERVER_OPTION_DISABLE_IPV6;
+    info.options = LWS_SERVER_OPTION_DISABLE_IPV6 | LWS_SERVER_OPTION_LIBEV;
+    info.foreign_loops = loops;
     return lws_create_context(&info);
 }
 

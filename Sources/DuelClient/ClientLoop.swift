@@ -21,6 +21,9 @@ public final class ClientLoop: @unchecked Sendable {
     private let commands = Mutex<[Command]>([])
     private let running = Mutex(true)
     private let finished = DispatchSemaphore(value: 0)
+    /// The libev loop the thread runs (epoll: a fleet of thousands of sockets would
+    /// otherwise be polled whole on every wake-up; see the shim).
+    private let loop: UnsafeMutableRawPointer
     // Loop-thread state.
     fileprivate var clients: [UInt64: (client: DuelClient, wsi: OpaquePointer?)] = [:]
     private var timers = LoopTimers()
@@ -54,15 +57,16 @@ public final class ClientLoop: @unchecked Sendable {
         protocols[0].rx_buffer_size = 8_192
         wakeup = .allocate(capacity: 1)
         wakeup.initialize(to: lws_sorted_usec_list_t())
-        let created = quizduel_lws_create_client_context(protocols, nil)
+        guard let loop = quizduel_ev_loop_new() else { throw DuelClientError.connectFailed("cannot create an event loop") }
+        self.loop = loop
+        let created = quizduel_lws_create_client_context(protocols, nil, loop)
         guard let created else { throw DuelClientError.connectFailed("cannot create a libwebsockets context") }
         context = created
         Self.register(self, for: created)
         Self.register(self, forTimer: wakeup)
         let thread = Thread { [self] in
-            while running.withLock({ $0 }) {
-                if lws_service(context, 0) < 0 { break }
-            }
+            // Returns when a wake-up finds `running` false and breaks the loop.
+            quizduel_ev_run(self.loop)
             finished.signal()
         }
         thread.name = "duel-client"
@@ -82,6 +86,7 @@ public final class ClientLoop: @unchecked Sendable {
         finished.wait()
         lws_context_destroy(context)
         context = nil
+        quizduel_ev_loop_destroy(loop)
     }
 
     func enqueue(_ command: Command) {
@@ -174,6 +179,10 @@ public final class ClientLoop: @unchecked Sendable {
         _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ length: Int
     ) -> Int32 {
         if reason == LWS_CALLBACK_EVENT_WAIT_CANCELLED {
+            if !running.withLock({ $0 }) {
+                quizduel_ev_break_all(loop)
+                return 0
+            }
             runCommands()
             return 0
         }

@@ -35,7 +35,7 @@ struct DuelServerCommand: ParsableCommand {
     @Option(name: .customLong("messages-per-second"), help: "Per-connection message rate (default 20, burst 2x).")
     var messagesPerSecond: Double?
     @Option(name: .customLong("db-connections"), help: "Database worker connections for sign-in, queue and reads (default 8).") var dbConnections: Int?
-    @Option(name: .customLong("duel-lanes"), help: "Duel lanes: connections that apply duel inputs in batches (default 4).") var duelLanes: Int?
+    @Option(name: .customLong("duel-lanes"), help: "Duel lanes: connections that apply duel inputs in batches (default 2).") var duelLanes: Int?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env LOG_LEVEL; default info).")
     var logLevel: String?
 

@@ -21,6 +21,8 @@ final class LWSServer: @unchecked Sendable {
     private let retry: UnsafeMutablePointer<lws_retry_bo_t>
     private let names: [UnsafeMutablePointer<CChar>]
     private var thread: Thread?
+    /// The libev loop the service thread runs (see the shim: epoll instead of poll()).
+    private let loop: UnsafeMutableRawPointer
     private let stopping = Mutex(false)
     private let stopped = DispatchSemaphore(value: 0)
     let limits: Limits
@@ -50,12 +52,15 @@ final class LWSServer: @unchecked Sendable {
         retry.pointee.secs_since_valid_hangup = limits.hangupAfterSeconds
         // lws logs notices to stderr by default; the server logs what matters itself.
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), nil)
+        guard let loop = quizduel_ev_loop_new() else { throw ServerError.startup("cannot create an event loop") }
+        self.loop = loop
         let created = host.withCString { interface in
             quizduel_lws_create_context(
                 Int32(port), host.isEmpty ? nil : interface, protocols, retry,
-                Unmanaged.passUnretained(self).toOpaque(), 16_384)
+                Unmanaged.passUnretained(self).toOpaque(), 16_384, loop)
         }
         guard let created else {
+            quizduel_ev_loop_destroy(loop)
             throw ServerError.startup("cannot listen on \(host.isEmpty ? "*" : host):\(port) (in use or not permitted)")
         }
         context = created
@@ -70,9 +75,8 @@ final class LWSServer: @unchecked Sendable {
     /// Runs the service loop on a thread of its own until ``stop()``.
     func start() {
         let thread = Thread { [self] in
-            while !stopping.withLock({ $0 }) {
-                if lws_service(context, 0) < 0 { break }
-            }
+            // Returns when the wake-up that sees `stopping` breaks the loop.
+            quizduel_ev_run(loop)
             stopped.signal()
         }
         thread.name = "lws"
@@ -96,6 +100,7 @@ final class LWSServer: @unchecked Sendable {
         stopped.wait()
         lws_context_destroy(context)
         context = nil
+        quizduel_ev_loop_destroy(loop)
     }
 
     private let closeAllRequested = Mutex(false)
@@ -136,6 +141,10 @@ final class LWSServer: @unchecked Sendable {
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             if closeAllRequested.withLock({ requested in defer { requested = false }; return requested }) {
                 for (connection, _) in connections.values { close(connection, .goingAway, "server shutting down") }
+            }
+            if stopping.withLock({ $0 }) {
+                quizduel_ev_break_all(loop)
+                return 0
             }
             handler.wake()
             return 0
