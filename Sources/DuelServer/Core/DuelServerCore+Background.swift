@@ -4,14 +4,20 @@ import Foundation
 
 /// The matcher, deadlines, the sweep, health and metrics refresh.
 extension DuelServerCore {
-    /// Claims pairs in every bank with waiters; one run at a time per instance,
-    /// coalescing triggers that arrive meanwhile.
-    func runMatcher() {
-        guard !matcherBusy else {
+    static let maxMatcherPasses = 3
+    /// Duels created by a pass that suggest more waiters are queued (a pass claims up to 500 players).
+    static let fullPass = 200
+
+    /// Claims pairs in every bank with waiters. One pass at a time per instance,
+    /// coalescing triggers that arrive meanwhile; while passes keep filling whole
+    /// batches (a burst of thousands queueing), up to ``maxMatcherPasses`` run at
+    /// once: `FOR UPDATE SKIP LOCKED` gives each pass waiters the others do not hold.
+    func runMatcher(concurrent: Bool = false) {
+        guard matchersRunning == 0 || (concurrent && matchersRunning < Self.maxMatcherPasses) else {
             matcherAgain = true
             return
         }
-        matcherBusy = true
+        matchersRunning += 1
         let policy = configuration.matchPolicy
         let duelRules = configuration.duel
         database(for: nil, { db -> [DuelUpdate] in
@@ -21,11 +27,15 @@ extension DuelServerCore {
             }
             return created
         }) { core, _, result in
-            core.matcherBusy = false
+            core.matchersRunning -= 1
             switch result {
             case .success(let created):
                 created.forEach(core.apply)
-                if core.matcherAgain || !created.isEmpty {
+                if created.count >= Self.fullPass {
+                    // A backlog: keep several passes going.
+                    core.matcherAgain = false
+                    for _ in core.matchersRunning..<Self.maxMatcherPasses { core.runMatcher(concurrent: true) }
+                } else if core.matcherAgain || !created.isEmpty {
                     core.matcherAgain = false
                     core.runMatcher()
                 }

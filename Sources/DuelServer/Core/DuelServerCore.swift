@@ -32,7 +32,8 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     var timerSeq: [String: Int] = [:]
     var finishedOrder: [String] = []
     var databaseHealthy = (ok: false, atMs: Int64(0), reason: "not checked yet")
-    var matcherBusy = false
+    /// Matcher passes in flight, and whether a trigger arrived while they ran.
+    var matchersRunning = 0
     var matcherAgain = false
 
     /// This process's id in NOTIFY payloads: its own announcements need no delivery
