@@ -35,6 +35,13 @@ static inline void quizduel_ev_run(void *loop) { ev_run((struct ev_loop *)loop, 
 static inline void quizduel_ev_break_all(void *loop) { ev_break((struct ev_loop *)loop, 2); }
 static inline void quizduel_ev_loop_destroy(void *loop) { ev_loop_destroy((struct ev_loop *)loop); }
 
+// A timer on the service loop (lws_sul). The struct starts with the sul, so
+// the callback, which gets only the sul's address, finds its owner from it.
+struct quizduel_timer {
+    lws_sorted_usec_list_t sul;
+    void *owner;
+};
+
 static inline struct lws_context *quizduel_lws_create_context(
     int port, const char *interface, const struct lws_protocols *protocols,
     const lws_retry_bo_t *retry, void *user, unsigned int rx_buffer_size, void *ev_loop)

@@ -14,7 +14,6 @@ public final class DuelServer: @unchecked Sendable {
     private var lanes: DuelLanes!
     private var core: DuelServerCore!
     private var lws: LWSServer!
-    private let ticking = Mutex(true)
     /// The conninfo the server uses (for the printed psql hint and for tests).
     public private(set) var conninfo = ""
 
@@ -56,8 +55,6 @@ public final class DuelServer: @unchecked Sendable {
         core.lws = lws
         lanes.setAfterBatch { [lws] in lws?.wake() }
         let core = self.core!
-        // A deadline goes straight from the timer thread to the duel's lane.
-        core.timers = TimerThread { duel, _ in core.fireDeadline(duel: duel) }
         core.listener = NotificationListener(
             conninfo: conninfo, channels: ["duel_events", "match_queue"], logger: logger,
             deliver: { channel, payload in
@@ -71,38 +68,13 @@ public final class DuelServer: @unchecked Sendable {
             core.checkHealth()
             core.rescheduleLiveDuels()
             core.runMatcher()
+            core.startPeriodicJobs()
         }
-        startTicker()
-    }
-
-    /// Periodic work: the matcher (waiting widens the accepted gap), the sweep, health.
-    private func startTicker() {
-        let core = self.core!
-        let interval = max(10, configuration.matchIntervalMs)
-        let sweepEvery = max(1, Int(configuration.sweepIntervalMs / interval))
-        let thread = Thread { [self] in
-            var tick = 0
-            while ticking.withLock({ $0 }) {
-                Thread.sleep(forTimeInterval: Double(interval) / 1_000)
-                tick += 1
-                let sweep = tick % sweepEvery == 0
-                let health = tick % max(1, Int(1_000 / interval)) == 0
-                core.post { core in
-                    core.runMatcher()
-                    if sweep { core.sweep() }
-                    if health { core.checkHealth() }
-                }
-            }
-        }
-        thread.name = "ticker"
-        thread.start()
     }
 
     /// Stops accepting, closes every client with 1001, and stops the embedded Postgres.
     public func stop() {
-        ticking.withLock { $0 = false }
         core?.listener?.shutdown()
-        core?.timers?.shutdown()
         lws?.stop()
         lanes?.shutdown()
         pool?.shutdown()

@@ -2,8 +2,40 @@ import DuelCore
 import DuelStore
 import Foundation
 
+/// Work the server does on a timer rather than on a request.
+enum PeriodicJob: String, CaseIterable {
+    /// The matcher looks at the queues even without a NOTIFY: a waiter's accepted gap widens with time.
+    case matcher = "~matcher"
+    /// Deadlines nobody here holds (another instance died, or this one restarted).
+    case sweep = "~sweep"
+    /// Database check for /healthz and the metrics read from the database.
+    case health = "~health"
+
+    func intervalMs(_ configuration: ServerConfiguration) -> Int64 {
+        switch self {
+        case .matcher: max(10, configuration.matchIntervalMs)
+        case .sweep: max(10, configuration.sweepIntervalMs)
+        case .health: 1_000
+        }
+    }
+}
+
 /// The matcher, deadlines, the sweep, health and metrics refresh.
 extension DuelServerCore {
+    /// Starts the periodic jobs (keys of the deadline schedule that duel ids never collide with).
+    func startPeriodicJobs() {
+        let now = Clock.nowMs()
+        for job in PeriodicJob.allCases { schedule(job.rawValue, atMs: now + job.intervalMs(configuration)) }
+    }
+
+    func run(_ job: PeriodicJob) {
+        switch job {
+        case .matcher: runMatcher()
+        case .sweep: sweep()
+        case .health: checkHealth()
+        }
+    }
+
     static let maxMatcherPasses = 3
     /// Duels created by a pass that suggest more waiters are queued (a pass claims up to 500 players).
     static let fullPass = 200
@@ -53,7 +85,7 @@ extension DuelServerCore {
             case .success(nil): break
             case .failure(let error):
                 core.logger.warning("deadline failed; retrying", metadata: ["duel.id": "\(duel)", "error": "\(error)"])
-                core.timers.schedule(duel, atMs: Clock.nowMs() + 500)
+                core.schedule(duel, atMs: Clock.nowMs() + 500)
             }
         }
     }
@@ -71,7 +103,7 @@ extension DuelServerCore {
     func rescheduleLiveDuels() {
         database(for: nil, { db in try db.liveDuelDeadlines() }) { core, _, result in
             if case .success(let live) = result {
-                for (id, deadline) in live { core.timers.schedule(id, atMs: deadline) }
+                for (id, deadline) in live { core.schedule(id, atMs: deadline) }
             }
         }
     }

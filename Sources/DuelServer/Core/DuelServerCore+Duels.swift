@@ -80,12 +80,12 @@ extension DuelServerCore {
         deliver(update.events, players: update.players)
         if update.finished {
             markFinished(update.duelID)
-            timers.cancel(update.duelID)
+            deadlines.cancel(update.duelID)
         } else if let deadline = update.nextDeadlineMs, update.seq >= (timerSeq[update.duelID] ?? 0) {
             // The newest state knows the next deadline: replace what an older one armed,
             // so a question answered early does not leave a useless wake-up behind.
             timerSeq[update.duelID] = update.seq
-            timers.schedule(update.duelID, atMs: deadline, replace: true)
+            schedule(update.duelID, atMs: deadline, replace: true)
         }
     }
 

@@ -13,7 +13,8 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     let inbox = Inbox()
     let hashing = ThreadPool(threads: 2, name: "argon2")
     var lws: LWSServer!
-    var timers: TimerThread!
+    /// Duel deadlines and the periodic jobs, fired by the one timer on the lws loop.
+    var deadlines = DeadlineSchedule()
     var listener: NotificationListener?
     let files: StaticFiles
 
@@ -60,6 +61,26 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
         for item in inbox.drain() { item(self) }
     }
 
+    func timerFired() {
+        let now = Clock.nowMs()
+        for key in deadlines.popDue(nowMs: now) {
+            if let job = PeriodicJob(rawValue: key) {
+                run(job)
+                schedule(key, atMs: now + job.intervalMs(configuration))
+            } else {
+                fireDeadline(duel: key)
+            }
+        }
+        if let next = deadlines.nextDueMs { lws.wakeUp(atMs: next) }
+    }
+
+    /// Sets `key`'s deadline (see ``DeadlineSchedule/schedule(_:atMs:replace:)``) and
+    /// makes sure the loop's timer wakes up for it.
+    func schedule(_ key: String, atMs dueMs: Int64, replace: Bool = false) {
+        deadlines.schedule(key, atMs: dueMs, replace: replace)
+        if let next = deadlines.nextDueMs { lws.wakeUp(atMs: next) }
+    }
+
     func shouldAccept(origin: String?, address: String) -> Bool {
         if !configuration.allowedOrigins.isEmpty {
             guard let origin, configuration.allowedOrigins.contains(origin) else {
@@ -98,7 +119,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
                          type: "application/json")
         case "/metrics":
             return .text(200, metrics.render(
-                connections: connections.count, playersOnline: playerConnections.count, timers: timers?.pending ?? 0, lanes: lanes.statistics),
+                connections: connections.count, playersOnline: playerConnections.count, timers: deadlines.count, lanes: lanes.statistics),
                 type: "text/plain; version=0.0.4")
         default:
             if let (file, type) = files.resolve(path) {

@@ -23,6 +23,9 @@ final class LWSServer: @unchecked Sendable {
     private var thread: Thread?
     /// The libev loop the service thread runs (see the shim: epoll instead of poll()).
     private let loop: UnsafeMutableRawPointer
+    /// The one timer on the loop, armed for the handler's earliest deadline.
+    private let timer: UnsafeMutablePointer<quizduel_timer>
+    private var timerDueMs = Int64.max
     private let stopping = Mutex(false)
     private let stopped = DispatchSemaphore(value: 0)
     let limits: Limits
@@ -52,6 +55,8 @@ final class LWSServer: @unchecked Sendable {
         retry.pointee.secs_since_valid_hangup = limits.hangupAfterSeconds
         // lws logs notices to stderr by default; the server logs what matters itself.
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), nil)
+        timer = .allocate(capacity: 1)
+        timer.initialize(to: quizduel_timer())
         guard let loop = quizduel_ev_loop_new() else { throw ServerError.startup("cannot create an event loop") }
         self.loop = loop
         let created = host.withCString { interface in
@@ -67,6 +72,7 @@ final class LWSServer: @unchecked Sendable {
     }
 
     deinit {
+        timer.deallocate()
         protocols.deallocate()
         retry.deallocate()
         names.forEach { free($0) }
@@ -82,6 +88,23 @@ final class LWSServer: @unchecked Sendable {
         thread.name = "lws"
         thread.start()
         self.thread = thread
+    }
+
+    /// Calls ``WebSocketHandler/timerFired()`` at `dueMs` (server clock) or soon
+    /// after, unless an earlier wake-up is already armed. On the lws thread.
+    func wakeUp(atMs dueMs: Int64) {
+        guard dueMs < timerDueMs, let context else { return }
+        timerDueMs = dueMs
+        timer.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
+        let delayUs = max(0, dueMs - Clock.nowMs()) * 1_000
+        // The sul is the struct's first member: its address is the struct's.
+        let sul = UnsafeMutableRawPointer(timer).assumingMemoryBound(to: lws_sorted_usec_list_t.self)
+        lws_sul_schedule(context, 0, sul, lwsTimerFired, lws_usec_t(delayUs))
+    }
+
+    fileprivate func timerFired() {
+        timerDueMs = .max
+        handler.timerFired()
     }
 
     /// Asks the service thread to call ``WebSocketHandler/wake()``. Any thread.
@@ -290,6 +313,14 @@ private func lwsCallback(
     }
     let server = Unmanaged<LWSServer>.fromOpaque(pointer).takeUnretainedValue()
     return server.callback(wsi, reason, user, input, length)
+}
+
+/// The C callback of the loop's timer (see `quizduel_timer` in the shim).
+private func lwsTimerFired(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
+    guard let sul else { return }
+    let timer = UnsafeMutableRawPointer(sul).assumingMemoryBound(to: quizduel_timer.self)
+    guard let owner = timer.pointee.owner else { return }
+    Unmanaged<LWSServer>.fromOpaque(owner).takeUnretainedValue().timerFired()
 }
 
 enum ServerError: Error, CustomStringConvertible {

@@ -12,6 +12,8 @@ protocol WebSocketHandler: AnyObject {
     func http(path: String) -> HTTPResponse
     /// Other threads posted work (see ``LWSServer/wake()``).
     func wake()
+    /// The time asked for with ``LWSServer/wakeUp(atMs:)`` came.
+    func timerFired()
 }
 
 /// A response to a plain HTTP request.
