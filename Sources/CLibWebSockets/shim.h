@@ -20,27 +20,55 @@ static inline size_t quizduel_lws_pre(void) { return LWS_PRE; }
 // the ready sockets cost. The loop is created here and handed to lws as a
 // "foreign" loop: lws then installs no SIGINT watcher of its own (the server
 // takes signals with sigwait), and the service thread can break the loop to stop.
-// Declared rather than included: ev.h's macros do not import into Swift.
-struct ev_loop;
-struct ev_loop *ev_loop_new(unsigned int flags);
-int ev_run(struct ev_loop *loop, int flags);
-void ev_break(struct ev_loop *loop, int how);
-void ev_loop_destroy(struct ev_loop *loop);
+#include <ev.h>
+#include <stdlib.h>
 
 // A new libev loop with the best backend (EVFLAG_AUTO: epoll on Linux).
-static inline void *quizduel_ev_loop_new(void) { return ev_loop_new(0); }
+static inline void *quizduel_ev_loop_new(void) { return ev_loop_new(EVFLAG_AUTO); }
 // Runs the loop until quizduel_ev_break_all is called on its thread.
 static inline void quizduel_ev_run(void *loop) { ev_run((struct ev_loop *)loop, 0); }
-// EVBREAK_ALL (2): return from every nested ev_run.
-static inline void quizduel_ev_break_all(void *loop) { ev_break((struct ev_loop *)loop, 2); }
+static inline void quizduel_ev_break_all(void *loop) { ev_break((struct ev_loop *)loop, EVBREAK_ALL); }
 static inline void quizduel_ev_loop_destroy(void *loop) { ev_loop_destroy((struct ev_loop *)loop); }
 
-// A timer on the service loop (lws_sul). The struct starts with the sul, so
-// the callback, which gets only the sul's address, finds its owner from it.
-struct quizduel_timer {
-    lws_sorted_usec_list_t sul;
+// A timer of our own on the loop. Not lws_sul: lws 4.1.6's libev plugin re-arms
+// its one ev_timer with ev_timer_set + ev_timer_start, which do nothing while
+// that timer is active, so a deadline earlier than lws's next internal timer
+// (pings, idle checks: seconds away) fired only when that one did (seen as
+// 30 s stalls). ev_init/ev_timer_set are macros, hence these wrappers.
+typedef void (*quizduel_timer_fn)(void *owner);
+struct quizduel_ev_timer {
+    ev_timer watcher;  // first member: the callback casts back from it
+    quizduel_timer_fn fire;
     void *owner;
 };
+
+static void quizduel_ev_timer_cb(struct ev_loop *loop, ev_timer *watcher, int revents) {
+    (void)loop; (void)revents;
+    struct quizduel_ev_timer *timer = (struct quizduel_ev_timer *)watcher;
+    timer->fire(timer->owner);
+}
+
+static inline void *quizduel_ev_timer_new(quizduel_timer_fn fire, void *owner) {
+    struct quizduel_ev_timer *timer = calloc(1, sizeof *timer);
+    if (!timer) return NULL;
+    ev_init(&timer->watcher, quizduel_ev_timer_cb);
+    timer->fire = fire;
+    timer->owner = owner;
+    return timer;
+}
+
+// (Re)arms the timer to fire once, `seconds` from now (0 or less: at once).
+static inline void quizduel_ev_timer_arm(void *loop, void *timer, double seconds) {
+    struct quizduel_ev_timer *t = (struct quizduel_ev_timer *)timer;
+    ev_timer_stop((struct ev_loop *)loop, &t->watcher);
+    ev_timer_set(&t->watcher, seconds > 0 ? seconds : 0., 0.);
+    ev_timer_start((struct ev_loop *)loop, &t->watcher);
+}
+
+static inline void quizduel_ev_timer_free(void *loop, void *timer) {
+    ev_timer_stop((struct ev_loop *)loop, &((struct quizduel_ev_timer *)timer)->watcher);
+    free(timer);
+}
 
 static inline struct lws_context *quizduel_lws_create_context(
     int port, const char *interface, const struct lws_protocols *protocols,

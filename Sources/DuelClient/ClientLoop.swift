@@ -27,9 +27,9 @@ public final class ClientLoop: @unchecked Sendable {
     // Loop-thread state.
     fileprivate var clients: [UInt64: (client: DuelClient, wsi: OpaquePointer?)] = [:]
     private var timers = LoopTimers()
-    /// One lws timer that wakes the loop for the earliest of `timers` (lws's poll wait
-    /// honours it, so no extra thread or periodic wake-up is needed).
-    private let wakeup: UnsafeMutablePointer<lws_sorted_usec_list_t>
+    /// One libev timer on the loop for the earliest of `timers` (not an lws_sul:
+    /// see `quizduel_ev_timer` in the shim), so no extra thread or periodic wake-up.
+    private var wakeup: UnsafeMutableRawPointer?
     private var wakeupDue = UInt64.max
 
     /// The process-wide loop most callers want.
@@ -55,15 +55,12 @@ public final class ClientLoop: @unchecked Sendable {
         protocols[0].name = UnsafePointer(name)
         protocols[0].callback = clientCallback
         protocols[0].rx_buffer_size = 8_192
-        wakeup = .allocate(capacity: 1)
-        wakeup.initialize(to: lws_sorted_usec_list_t())
         guard let loop = quizduel_ev_loop_new() else { throw DuelClientError.connectFailed("cannot create an event loop") }
         self.loop = loop
         let created = quizduel_lws_create_client_context(protocols, nil, loop)
         guard let created else { throw DuelClientError.connectFailed("cannot create a libwebsockets context") }
         context = created
         Self.register(self, for: created)
-        Self.register(self, forTimer: wakeup)
         let thread = Thread { [self] in
             // Returns when a wake-up finds `running` false and breaks the loop.
             quizduel_ev_run(self.loop)
@@ -74,7 +71,6 @@ public final class ClientLoop: @unchecked Sendable {
     }
 
     deinit {
-        wakeup.deallocate()
         protocols.deallocate()
         free(name)
     }
@@ -86,6 +82,8 @@ public final class ClientLoop: @unchecked Sendable {
         finished.wait()
         lws_context_destroy(context)
         context = nil
+        if let wakeup { quizduel_ev_timer_free(loop, wakeup) }
+        wakeup = nil
         quizduel_ev_loop_destroy(loop)
     }
 
@@ -132,10 +130,12 @@ public final class ClientLoop: @unchecked Sendable {
     }
 
     private func armWakeup() {
-        guard let due = timers.nextDue, due < wakeupDue, let context else { return }
+        guard let due = timers.nextDue, due < wakeupDue, context != nil else { return }
+        if wakeup == nil { wakeup = quizduel_ev_timer_new(loopTimerFired, Unmanaged.passUnretained(self).toOpaque()) }
+        guard let wakeup else { return }
         wakeupDue = due
         let now = monotonicMicros()
-        lws_sul_schedule(context, 0, wakeup, loopTimerFired, lws_usec_t(due > now ? due - now : 0))
+        quizduel_ev_timer_arm(loop, wakeup, due > now ? Double(due - now) / 1_000_000 : 0)
     }
 
     fileprivate func timerFired() {
@@ -251,21 +251,6 @@ public final class ClientLoop: @unchecked Sendable {
         loopsLock.unlock()
     }
 
-    nonisolated(unsafe) private static var timerOwners: [UnsafeMutableRawPointer: Unmanaged<ClientLoop>] = [:]
-
-    private static func register(_ loop: ClientLoop, forTimer timer: UnsafeMutablePointer<lws_sorted_usec_list_t>) {
-        loopsLock.lock()
-        timerOwners[UnsafeMutableRawPointer(timer)] = Unmanaged.passUnretained(loop)
-        loopsLock.unlock()
-    }
-
-    fileprivate static func loop(forTimer timer: UnsafeMutablePointer<lws_sorted_usec_list_t>?) -> ClientLoop? {
-        guard let timer else { return nil }
-        loopsLock.lock()
-        defer { loopsLock.unlock() }
-        return timerOwners[UnsafeMutableRawPointer(timer)]?.takeUnretainedValue()
-    }
-
     fileprivate static func loop(for context: OpaquePointer?) -> ClientLoop? {
         guard let context else { return nil }
         loopsLock.lock()
@@ -282,6 +267,8 @@ private func clientCallback(
     return loop.callback(wsi, reason, input, length)
 }
 
-private func loopTimerFired(_ timer: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
-    ClientLoop.loop(forTimer: timer)?.timerFired()
+/// The C callback of the loop's timer, on the loop's thread.
+private func loopTimerFired(_ owner: UnsafeMutableRawPointer?) {
+    guard let owner else { return }
+    Unmanaged<ClientLoop>.fromOpaque(owner).takeUnretainedValue().timerFired()
 }

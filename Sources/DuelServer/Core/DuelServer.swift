@@ -16,6 +16,8 @@ public final class DuelServer: @unchecked Sendable {
     private var lws: LWSServer!
     /// The conninfo the server uses (for the printed psql hint and for tests).
     public private(set) var conninfo = ""
+    /// This process's id among the instances on the database (`instances` table).
+    private var instance = ""
 
     public init(configuration: ServerConfiguration, logger: Logger) {
         self.configuration = configuration
@@ -39,11 +41,17 @@ public final class DuelServer: @unchecked Sendable {
         if !applied.isEmpty { logger.info("applied migrations", metadata: ["versions": "\(applied)"]) }
         let seeded = try SeedBanks.loadIfEmpty(on: setup)
         if !seeded.isEmpty { logger.info("loaded seed banks", metadata: ["banks": "\(seeded)"]) }
+        let instance = String(UUID().uuidString.prefix(8).lowercased())
+        // With a live peer, wait until it has seen this instance's heartbeat (its
+        // health job runs every second), so it announces events our players need.
+        let peers = try setup.heartbeat(instance: instance)
         setup.close()
+        if peers > 0 { Thread.sleep(forTimeInterval: 1.5) }
+        self.instance = instance
 
-        let instance = UUID().uuidString.prefix(8).lowercased()
         pool = DatabasePool(conninfo: conninfo, size: configuration.databaseConnections, origin: instance, logger: logger)
         lanes = DuelLanes(conninfo: conninfo, count: configuration.duelLanes, origin: instance, logger: logger)
+        lanes.setAnnouncing(peers > 0)
         core = DuelServerCore(configuration: configuration, pool: pool, lanes: lanes, instance: instance, logger: logger)
         lws = try LWSServer(
             host: configuration.host, port: configuration.port,
@@ -77,6 +85,8 @@ public final class DuelServer: @unchecked Sendable {
         core?.listener?.shutdown()
         lws?.stop()
         lanes?.shutdown()
+        let instance = self.instance
+        if let pool, !instance.isEmpty { _ = try? pool.runBlocking { try $0.retire(instance: instance) } }
         pool?.shutdown()
         core?.hashing.shutdown()
         embedded?.stop()

@@ -126,10 +126,14 @@ extension DuelServerCore {
 
     /// Checks the database for /healthz and refreshes the metrics that come from it.
     func checkHealth() {
-        database(for: nil, { db -> ([String: Int], Int) in (try db.queueLengths(), try db.liveDuelCount()) }) { core, _, result in
+        let instance = self.instance
+        database(for: nil, { db -> ([String: Int], Int, Int) in
+            (try db.queueLengths(), try db.liveDuelCount(), try db.heartbeat(instance: instance))
+        }) { core, _, result in
             let now = Clock.nowMs()
             switch result {
-            case .success(let (queues, live)):
+            case .success(let (queues, live, peers)):
+                core.lanes.setAnnouncing(peers > 0)
                 core.databaseHealthy = (true, now, "ok")
                 core.metrics.queueLengths = queues
                 core.metrics.liveDuels = live

@@ -24,7 +24,7 @@ final class LWSServer: @unchecked Sendable {
     /// The libev loop the service thread runs (see the shim: epoll instead of poll()).
     private let loop: UnsafeMutableRawPointer
     /// The one timer on the loop, armed for the handler's earliest deadline.
-    private let timer: UnsafeMutablePointer<quizduel_timer>
+    private var timer: UnsafeMutableRawPointer?
     private var timerDueMs = Int64.max
     private let stopping = Mutex(false)
     private let stopped = DispatchSemaphore(value: 0)
@@ -55,8 +55,6 @@ final class LWSServer: @unchecked Sendable {
         retry.pointee.secs_since_valid_hangup = limits.hangupAfterSeconds
         // lws logs notices to stderr by default; the server logs what matters itself.
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), nil)
-        timer = .allocate(capacity: 1)
-        timer.initialize(to: quizduel_timer())
         guard let loop = quizduel_ev_loop_new() else { throw ServerError.startup("cannot create an event loop") }
         self.loop = loop
         let created = host.withCString { interface in
@@ -72,7 +70,6 @@ final class LWSServer: @unchecked Sendable {
     }
 
     deinit {
-        timer.deallocate()
         protocols.deallocate()
         retry.deallocate()
         names.forEach { free($0) }
@@ -93,13 +90,11 @@ final class LWSServer: @unchecked Sendable {
     /// Calls ``WebSocketHandler/timerFired()`` at `dueMs` (server clock) or soon
     /// after, unless an earlier wake-up is already armed. On the lws thread.
     func wakeUp(atMs dueMs: Int64) {
-        guard dueMs < timerDueMs, let context else { return }
+        guard dueMs < timerDueMs, context != nil else { return }
+        if timer == nil { timer = quizduel_ev_timer_new(lwsTimerFired, Unmanaged.passUnretained(self).toOpaque()) }
+        guard let timer else { return }
         timerDueMs = dueMs
-        timer.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
-        let delayUs = max(0, dueMs - Clock.nowMs()) * 1_000
-        // The sul is the struct's first member: its address is the struct's.
-        let sul = UnsafeMutableRawPointer(timer).assumingMemoryBound(to: lws_sorted_usec_list_t.self)
-        lws_sul_schedule(context, 0, sul, lwsTimerFired, lws_usec_t(delayUs))
+        quizduel_ev_timer_arm(loop, timer, Double(dueMs - Clock.nowMs()) / 1_000)
     }
 
     fileprivate func timerFired() {
@@ -123,6 +118,8 @@ final class LWSServer: @unchecked Sendable {
         stopped.wait()
         lws_context_destroy(context)
         context = nil
+        if let timer { quizduel_ev_timer_free(loop, timer) }
+        timer = nil
         quizduel_ev_loop_destroy(loop)
     }
 
@@ -315,11 +312,9 @@ private func lwsCallback(
     return server.callback(wsi, reason, user, input, length)
 }
 
-/// The C callback of the loop's timer (see `quizduel_timer` in the shim).
-private func lwsTimerFired(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
-    guard let sul else { return }
-    let timer = UnsafeMutableRawPointer(sul).assumingMemoryBound(to: quizduel_timer.self)
-    guard let owner = timer.pointee.owner else { return }
+/// The C callback of the loop's timer (`quizduel_ev_timer` in the shim), on the lws thread.
+private func lwsTimerFired(_ owner: UnsafeMutableRawPointer?) {
+    guard let owner else { return }
     Unmanaged<LWSServer>.fromOpaque(owner).takeUnretainedValue().timerFired()
 }
 

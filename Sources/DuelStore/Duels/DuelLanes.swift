@@ -47,6 +47,12 @@ public final class DuelLanes: Sendable {
         lane(of: duel.id).seed(duel)
     }
 
+    /// Whether the lanes announce committed events with NOTIFY: only while other
+    /// instances run (the server learns that from its heartbeat). Starts true.
+    public func setAnnouncing(_ announce: Bool) {
+        afterBatch.announcing.withLock { $0 = announce }
+    }
+
     /// Counters over all lanes, for metrics.
     public struct Statistics: Sendable {
         public var batches = 0
@@ -91,6 +97,8 @@ final class AfterBatch: Sendable {
     }
 
     private let hook = Mutex<Hook?>(nil)
+    /// See ``DuelLanes/setAnnouncing(_:)``; read by each lane before its batch.
+    let announcing = Mutex(true)
 
     func set(_ run: @escaping @Sendable () -> Void) {
         let new = Hook(run)

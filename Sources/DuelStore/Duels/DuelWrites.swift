@@ -115,7 +115,8 @@ struct DuelWrites {
     /// ratings) inside the caller's transaction, and announces the events.
     func write(on connection: PGConnection) throws {
         guard !isEmpty else { return }
-        let payloads = DuelNotification.payloads(origin: connection.notificationOrigin, ranges: ranges)
+        let payloads = connection.announcesDuelEvents
+            ? DuelNotification.payloads(origin: connection.notificationOrigin, ranges: ranges) : []
         try connection.query("""
             WITH updated AS (
                 UPDATE duels d
