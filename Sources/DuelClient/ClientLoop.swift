@@ -26,6 +26,8 @@ public final class ClientLoop: @unchecked Sendable {
     private let loop: UnsafeMutableRawPointer
     // Loop-thread state.
     fileprivate var clients: [UInt64: (client: DuelClient, wsi: OpaquePointer?)] = [:]
+    /// Clients whose WebSocket is open (past CLIENT_ESTABLISHED).
+    fileprivate var established = Set<UInt64>()
     private var timers = LoopTimers()
     /// One libev timer on the loop for the earliest of `timers` (not an lws_sul:
     /// see `quizduel_ev_timer` in the shim), so no extra thread or periodic wake-up.
@@ -114,6 +116,10 @@ public final class ClientLoop: @unchecked Sendable {
     func closeFromLoop(_ client: DuelClient) {
         guard let wsi = clients[client.id]?.wsi else { return }
         client.wantsClose = true
+        // Still connecting: no lws call touches the wsi (calls on connecting wsis crashed
+        // with 19,000 bots whose connect timeouts fired); it closes once established, or
+        // lws reports its failure.
+        guard established.contains(client.id) else { return }
         lws_callback_on_writable(wsi)
     }
 
@@ -152,6 +158,10 @@ public final class ClientLoop: @unchecked Sendable {
         for command in pending {
             switch command {
             case .connect(let client):
+                // Registered before connecting: lws may report the connection's failure
+                // from inside the connect call, and the entry must be gone after that,
+                // not re-added with a wsi lws has already freed (a crash at 19,000 bots).
+                clients[client.id] = (client, nil)
                 let endpoint = client.endpoint
                 let wsi = endpoint.host.withCString { host in
                     endpoint.path.withCString { path in
@@ -161,9 +171,11 @@ public final class ClientLoop: @unchecked Sendable {
                     }
                 }
                 if wsi == nil {
-                    client.didClose(code: nil, reason: "connect failed")
-                } else {
-                    clients[client.id] = (client, wsi)
+                    if clients.removeValue(forKey: client.id) != nil {
+                        client.didClose(code: nil, reason: "connect failed")
+                    }
+                } else if clients[client.id] != nil {
+                    clients[client.id]?.wsi = wsi
                 }
             case .send(let client, let bytes, let binary):
                 bytes.withUnsafeBytes { sendFromLoop(client, $0, binary: binary) }
@@ -190,6 +202,7 @@ public final class ClientLoop: @unchecked Sendable {
         guard let client = clients[id]?.client else { return 0 }
         switch reason {
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
+            established.insert(id)
             client.didOpen()
             if !client.outgoing.isEmpty || client.wantsClose { lws_callback_on_writable(wsi) }
         case LWS_CALLBACK_CLIENT_RECEIVE:
@@ -231,9 +244,11 @@ public final class ClientLoop: @unchecked Sendable {
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             let reason = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection error"
             clients[id] = nil
+            established.remove(id)
             client.didClose(code: nil, reason: reason)
         case LWS_CALLBACK_CLIENT_CLOSED:
             clients[id] = nil
+            established.remove(id)
             client.didClose(code: client.peerCloseCode ?? 1006, reason: "closed")
         default:
             break

@@ -47,7 +47,10 @@ final class LWSServer: @unchecked Sendable {
             protocols[index].name = UnsafePointer(names[index])
             protocols[index].callback = lwsCallback
             protocols[index].per_session_data_size = MemoryLayout<UInt64>.size
-            protocols[index].rx_buffer_size = 4_096
+            // A chunk size, not a message limit (messages are reassembled up to
+            // maxMessageBytes): lws allocates it per connection on the first message,
+            // so it is most of an idle connection's memory.
+            protocols[index].rx_buffer_size = 1_024
         }
         retry = .allocate(capacity: 1)
         retry.initialize(to: lws_retry_bo_t())
