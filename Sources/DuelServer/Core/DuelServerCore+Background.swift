@@ -117,7 +117,7 @@ extension DuelServerCore {
                 for id in ids {
                     guard let connection = core.connections[id] else { continue }
                     let delivered = connection.deliveredSeq[live.duelID] ?? 0
-                    if delivered < live.seq { core.duelEventsNotified(duel: live.duelID, lastSeq: live.seq) }
+                    if delivered < live.seq { core.duelEventsNotified([(live.duelID, live.seq)]) }
                 }
             }
         }

@@ -146,22 +146,29 @@ extension DuelServerCore {
     /// A NOTIFY on `duel_events` (see ``DuelNotification``), from any instance.
     func duelEventsNotified(_ payload: String) {
         guard let notification = DuelNotification(payload: payload), notification.origin != instance else { return }
-        for range in notification.ranges { duelEventsNotified(duel: range.duelID, lastSeq: range.lastSeq) }
+        duelEventsNotified(notification.ranges.map { ($0.duelID, $0.lastSeq) })
     }
 
-    /// Events up to `last` exist for `duel`: deliver the ones this instance has not seen to its players here.
-    func duelEventsNotified(duel: String, lastSeq last: Int) {
-        if recentlyFinished.contains(duel) { return }
-        if let known = knownSeq[duel], known >= last { return }
-        if let players = duelPlayers[duel], !players.contains(where: { playerConnections[$0] != nil }) { return }
-        let after = knownSeq[duel] ?? 0
-        database(for: nil, { db -> ([StoredEvent], [PlayerID]?) in
-            (try db.events(duel: duel, afterSeq: after), try db.duelPlayers(id: duel))
-        }) { core, _, result in
-            guard case .success(let (events, players)) = result, let players else { return }
-            core.duelPlayers[duel] = players
-            // Events from seq 1 when this instance never saw the duel: a new duel of a player held here.
-            core.deliver(events, players: players)
+    /// Events up to each `lastSeq` exist for these duels: one database read fetches the
+    /// ones this instance has not delivered, for the duels whose players it holds.
+    /// (One read per notification, not per duel: another instance's batch names many duels.)
+    func duelEventsNotified(_ duels: [(duelID: String, lastSeq: Int)]) {
+        var wanted: [(duelID: String, afterSeq: Int)] = []
+        for (duel, last) in duels {
+            if recentlyFinished.contains(duel) { continue }
+            if let known = knownSeq[duel], known >= last { continue }
+            if let players = duelPlayers[duel], !players.contains(where: { playerConnections[$0] != nil }) { continue }
+            wanted.append((duel, knownSeq[duel] ?? 0))
+        }
+        guard !wanted.isEmpty else { return }
+        let reads = wanted
+        database(for: nil, { db in try db.events(after: reads) }) { core, _, result in
+            guard case .success(let found) = result else { return }
+            for (duel, entry) in found {
+                core.duelPlayers[duel] = entry.players
+                // Events from seq 1 when this instance never saw the duel: a new duel of a player held here.
+                core.deliver(entry.events, players: entry.players)
+            }
         }
     }
 }

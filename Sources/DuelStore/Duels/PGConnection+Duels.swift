@@ -107,6 +107,30 @@ extension PGConnection {
         }
     }
 
+    /// For many duels at once: each duel's events after the given seq, in order, and
+    /// its players (one query; unknown or malformed ids are left out).
+    public func events(after duels: [(duelID: String, afterSeq: Int)]) throws -> [String: (players: [PlayerID], events: [StoredEvent])] {
+        let valid = duels.filter { UUIDText.isValid($0.duelID) }
+        guard !valid.isEmpty else { return [:] }
+        var found: [String: (players: [PlayerID], events: [StoredEvent])] = [:]
+        for row in try query("""
+            SELECT d.id::text AS duel, d.player_a::text AS a, d.player_b::text AS b,
+                   e.seq, e.kind, e.at_ms, e.record::text AS record
+              FROM unnest(\(PGArray(valid.map(\.duelID)))::uuid[], \(PGArray(valid.map { Int64($0.afterSeq) }))::int[]) AS w(id, after)
+              JOIN duels d ON d.id = w.id
+              JOIN duel_events e ON e.duel_id = w.id AND e.seq > w.after
+             ORDER BY d.id, e.seq
+            """) {
+            let duel = try row.string("duel")
+            let event = StoredEvent(
+                duelID: duel, seq: try row.int("seq"), kind: DuelEventKind(rawValue: try row.string("kind")) ?? .answered,
+                atMs: try row.int64("at_ms"), recordJSON: try row.string("record"))
+            let players = [try row.string("a"), try row.string("b")]
+            found[duel, default: (players, [])].events.append(event)
+        }
+        return found
+    }
+
     /// The two players of a duel, or nil for an unknown duel.
     public func duelPlayers(id: String) throws -> [PlayerID]? {
         guard UUIDText.isValid(id) else { return nil }
