@@ -43,36 +43,15 @@ extension PGConnection {
     /// same on a bank of a million questions as on one of forty. A small bank,
     /// where probes collide often, falls back to sorting its few rows randomly.
     public func drawQuestions(bankID: Int, count: Int) throws -> [DuelQuestion] {
-        let probes = try query("""
-            SELECT DISTINCT ON (q.id) q.id, q.prompt, q.choices, q.correct_choice
-              FROM (SELECT random() AS r FROM generate_series(1, \(count * 3))) p
-              CROSS JOIN LATERAL (
-                    (SELECT * FROM questions
-                      WHERE bank_id = \(bankID) AND active AND draw_key >= p.r
-                      ORDER BY draw_key LIMIT 1)
-                    UNION ALL
-                    (SELECT * FROM questions
-                      WHERE bank_id = \(bankID) AND active
-                      ORDER BY draw_key LIMIT 1)
-                    LIMIT 1) q
-            """)
-        var drawn = try probes.map(DuelQuestion.init(row:))
-        if drawn.count < count {
-            drawn = try query("""
-                SELECT id, prompt, choices, correct_choice FROM questions
-                 WHERE bank_id = \(bankID) AND active ORDER BY random() LIMIT \(count)
-                """).map(DuelQuestion.init(row:))
-        }
-        drawn.shuffle()
-        return Array(drawn.prefix(count))
+        try drawQuestionSets(bankID: bankID, count: count, sets: 1).first ?? []
     }
 
     /// Draws `sets` independent sets of up to `count` distinct questions in one
     /// query (the matcher creates many duels per transaction). Each set gets its
-    /// own slice of random index probes; a set whose probes collided too often
-    /// (a small bank) is drawn again on its own.
+    /// own slice of `3 × count` random index probes; a set whose probes collided
+    /// too often (a small bank) is drawn again by sorting the bank's rows randomly.
     public func drawQuestionSets(bankID: Int, count: Int, sets: Int) throws -> [[DuelQuestion]] {
-        guard sets > 1 else { return sets == 1 ? [try drawQuestions(bankID: bankID, count: count)] : [] }
+        guard sets > 0 else { return [] }
         let perSet = count * 3
         let rows = try query("""
             SELECT p.n, q.id, q.prompt, q.choices, q.correct_choice
@@ -96,11 +75,13 @@ extension PGConnection {
         }
         for set in drawn.indices {
             if drawn[set].count < count {
-                drawn[set] = try drawQuestions(bankID: bankID, count: count)
-            } else {
-                drawn[set].shuffle()
-                drawn[set] = Array(drawn[set].prefix(count))
+                drawn[set] = try query("""
+                    SELECT id, prompt, choices, correct_choice FROM questions
+                     WHERE bank_id = \(bankID) AND active ORDER BY random() LIMIT \(count)
+                    """).map(DuelQuestion.init(row:))
             }
+            drawn[set].shuffle()
+            drawn[set] = Array(drawn[set].prefix(count))
         }
         return drawn
     }
