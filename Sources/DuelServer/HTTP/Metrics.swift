@@ -15,31 +15,27 @@ struct Metrics {
 
     func render(connections: Int, playersOnline: Int, timers: Int, lanes: DuelLanes.Statistics) -> String {
         var out = ""
-        func gauge(_ name: String, _ help: String, _ value: Int) {
-            out += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n\(name) \(value)\n"
+        func metric(_ name: String, _ type: String, _ help: String, _ values: [(labels: String, value: Int)]) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for (labels, value) in values { out += "\(name)\(labels) \(value)\n" }
+        }
+        func gauge(_ name: String, _ help: String, _ value: Int) { metric(name, "gauge", help, [("", value)]) }
+        func counter(_ name: String, _ help: String, _ value: Int) { metric(name, "counter", help, [("", value)]) }
+        func labelled(_ label: String, _ values: [String: Int]) -> [(labels: String, value: Int)] {
+            values.sorted { $0.key < $1.key }.map { ("{\(label)=\"\($0.key)\"}", $0.value) }
         }
         gauge("quizduel_connections", "Open WebSocket connections.", connections)
         gauge("quizduel_players_online", "Authenticated players with at least one connection.", playersOnline)
         gauge("quizduel_live_duels", "Duels not yet finished (all instances).", liveDuels)
         gauge("quizduel_scheduled_timers", "Duel deadlines this instance will fire.", timers)
-        out += "# HELP quizduel_queue_length Players waiting per bank.\n# TYPE quizduel_queue_length gauge\n"
-        for (bank, length) in queueLengths.sorted(by: { $0.key < $1.key }) {
-            out += "quizduel_queue_length{bank=\"\(bank)\"} \(length)\n"
-        }
-        out += "# HELP quizduel_events_sent_total Duel events sent to clients.\n# TYPE quizduel_events_sent_total counter\n"
-        out += "quizduel_events_sent_total \(eventsSent)\n"
-        out += "# HELP quizduel_messages_received_total Client messages received.\n# TYPE quizduel_messages_received_total counter\n"
-        out += "quizduel_messages_received_total \(messagesReceived)\n"
-        out += "# HELP quizduel_errors_total Error replies by code.\n# TYPE quizduel_errors_total counter\n"
-        for (code, count) in errorsByCode.sorted(by: { $0.key < $1.key }) {
-            out += "quizduel_errors_total{code=\"\(code)\"} \(count)\n"
-        }
-        out += "# HELP quizduel_answers_total Answers the rules engine judged (accepted or refused).\n# TYPE quizduel_answers_total counter\n"
-        out += "quizduel_answers_total \(answersHandled)\n"
-        out += "# HELP quizduel_lane_batches_total Transactions the duel lanes committed.\n# TYPE quizduel_lane_batches_total counter\n"
-        out += "quizduel_lane_batches_total \(lanes.batches)\n"
-        out += "# HELP quizduel_lane_inputs_total Duel inputs the lanes applied (their mean per batch is the batching).\n# TYPE quizduel_lane_inputs_total counter\n"
-        out += "quizduel_lane_inputs_total \(lanes.inputs)\n"
+        metric("quizduel_queue_length", "gauge", "Players waiting per bank.", labelled("bank", queueLengths))
+        counter("quizduel_events_sent_total", "Duel events sent to clients.", eventsSent)
+        counter("quizduel_messages_received_total", "Client messages received.", messagesReceived)
+        metric("quizduel_errors_total", "counter", "Error replies by code.", labelled("code", errorsByCode))
+        counter("quizduel_answers_total", "Answers the rules engine judged (accepted or refused).", answersHandled)
+        counter("quizduel_lane_batches_total", "Transactions the duel lanes committed.", lanes.batches)
+        counter("quizduel_lane_inputs_total",
+                "Duel inputs the lanes applied (their mean per batch is the batching).", lanes.inputs)
         gauge("quizduel_lane_pending", "Duel inputs waiting for a lane.", lanes.pending)
         out += answerLatency.render(name: "quizduel_answer_seconds", help: "Time from an answer's arrival to its reply.")
         out += databaseLatency.render(name: "quizduel_database_seconds", help: "Time of database jobs, queueing included.")
