@@ -91,6 +91,10 @@ import Testing
         (#"{"op":"leaderboard","bank":"b","limit":101}"#, "limit"),
         (#"{"op":"history","limit":true}"#, "limit"),
         (#"{"op":"report","question_id":1,"reason":""}"#, "reason"),
+        // 300 characters but 600 code points: Postgres's limit of 500 counts code points.
+        (#"{"op":"report","question_id":1,"reason":""# + String(repeating: "👍🏽", count: 300) + #""}"#, "reason"),
+        (#"{"op":"report","question_id":1,"reason":"bell \u0007 rings"}"#, "reason"),
+        (#"{"op":"report","question_id":1,"reason":"two\nlines"}"#, "reason"),
         (#"{"op":"report","reason":"x"}"#, "question_id"),
         (#"{"op":"signup","username":"ab","password":"long enough"}"#, "username"),
         (#"{"op":"signup","username":"has space","password":"long enough"}"#, "username"),

@@ -84,7 +84,16 @@ extension ClientRequest {
         case "report":
             let questionID = try fields.int64("question_id")
             let reason = try fields.string("reason", maxLength: 2_000)
-            guard (1...500).contains(reason.count) else { throw .badField("reason", "must be 1-500 characters") }
+            // Counted in code points, as Postgres's char_length in the column's CHECK counts
+            // them (Swift's count of characters let 500 emoji with skin tones through here,
+            // and the insert then failed as `internal`). Control characters would reach the
+            // operators' psql output as they are.
+            guard (1...500).contains(reason.unicodeScalars.count) else {
+                throw .badField("reason", "must be 1-500 characters (code points)")
+            }
+            guard !reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw .badField("reason", "must not contain control characters")
+            }
             return .report(questionID: questionID, reason: reason)
         default:
             throw ProtocolError(.unknownOp, "unknown op '\(String(op.prefix(64)))'")
