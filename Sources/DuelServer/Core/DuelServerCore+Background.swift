@@ -77,7 +77,7 @@ extension DuelServerCore {
         }
     }
 
-    /// A duel's deadline fired (timer thread or sweep): apply what is due. Any thread.
+    /// A duel's deadline fired (loop timer or sweep): apply what is due. On the lws thread.
     func fireDeadline(duel: String) {
         duelInput(for: nil, duel: duel, .advance(atMs: Clock.nowMs())) { core, _, result in
             switch result {
