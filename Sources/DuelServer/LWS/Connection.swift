@@ -19,11 +19,23 @@ final class Connection {
     var partial: [UInt8] = []
     var partialIsBinary = false
     var isClosed = false
+    /// Liveness (see ``Liveness``): when the peer last sent anything, pongs included,
+    /// and whether a ping is owed or went out since.
+    var lastHeardMs: Int64
+    var pinged = false
+    var pingDue = false
 
     init(id: UInt64, address: String, limiter: RateLimiter) {
         self.id = id
         self.address = address
         self.limiter = limiter
+        lastHeardMs = Clock.nowMs()
+    }
+
+    /// The peer sent something: it is alive, and no ping is outstanding.
+    func heard() {
+        lastHeardMs = Clock.nowMs()
+        pinged = false
     }
 
     var hasOutgoing: Bool { outgoingHead < outgoing.count }

@@ -26,6 +26,9 @@ final class LWSServer: @unchecked Sendable {
     /// The one timer on the loop, armed for the handler's earliest deadline.
     private var timer: UnsafeMutableRawPointer?
     private var timerDueMs = Int64.max
+    /// A second timer, every second: the liveness sweep.
+    private var sweepTimer: UnsafeMutableRawPointer?
+    private let liveness: Liveness
     private let stopping = Mutex(false)
     private let stopped = DispatchSemaphore(value: 0)
     let limits: Limits
@@ -53,9 +56,11 @@ final class LWSServer: @unchecked Sendable {
             protocols[index].rx_buffer_size = 1_024
         }
         retry = .allocate(capacity: 1)
+        // A policy with no ping and no hangup turns lws's validity timers off; ``Liveness``
+        // does that job (see there for why).
         retry.initialize(to: lws_retry_bo_t())
-        retry.pointee.secs_since_valid_ping = limits.pingAfterSeconds
-        retry.pointee.secs_since_valid_hangup = limits.hangupAfterSeconds
+        liveness = Liveness(pingAfterMs: Int64(limits.pingAfterSeconds) * 1_000,
+                            hangupAfterMs: Int64(limits.hangupAfterSeconds) * 1_000)
         // lws logs notices to stderr by default; the server logs what matters itself.
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), nil)
         guard let loop = quizduel_ev_loop_new() else { throw ServerError.startup("cannot create an event loop") }
@@ -80,6 +85,8 @@ final class LWSServer: @unchecked Sendable {
 
     /// Runs the service loop on a thread of its own until ``stop()``.
     func start() {
+        sweepTimer = quizduel_ev_timer_new(lwsSweepFired, Unmanaged.passUnretained(self).toOpaque())
+        if let sweepTimer { quizduel_ev_timer_arm(loop, sweepTimer, 1) }
         let thread = Thread { [self] in
             // Returns when the wake-up that sees `stopping` breaks the loop.
             quizduel_ev_run(loop)
@@ -123,10 +130,32 @@ final class LWSServer: @unchecked Sendable {
         context = nil
         if let timer { quizduel_ev_timer_free(loop, timer) }
         timer = nil
+        if let sweepTimer { quizduel_ev_timer_free(loop, sweepTimer) }
+        sweepTimer = nil
         quizduel_ev_loop_destroy(loop)
     }
 
     private let closeAllRequested = Mutex(false)
+
+    /// Pings the connections that went quiet and drops those that stayed quiet. Once a
+    /// second on the lws thread; a ping goes out at the connection's next writable callback.
+    fileprivate func sweep() {
+        let now = Clock.nowMs()
+        for (connection, wsi) in connections.values where !connection.isClosed {
+            switch liveness.verdict(lastHeardMs: connection.lastHeardMs, pinged: connection.pinged, nowMs: now) {
+            case .alive:
+                break
+            case .ping:
+                connection.pinged = true
+                connection.pingDue = true
+                lws_callback_on_writable(wsi)
+            case .hangUp:
+                // A peer this quiet will not read a close frame: drop the socket.
+                lws_set_timeout(wsi, PENDING_TIMEOUT_WS_PONG_CHECK_GET_PONG, LWS_TO_KILL_ASYNC)
+            }
+        }
+        if let sweepTimer { quizduel_ev_timer_arm(loop, sweepTimer, 1) }
+    }
 
     // MARK: - Used by the handler, on the lws thread
 
@@ -189,7 +218,7 @@ final class LWSServer: @unchecked Sendable {
         case LWS_CALLBACK_RECEIVE:
             guard let connection = connection(user) else { return -1 }
             // Any message counts as liveness, not only PONGs.
-            lws_validity_confirmed(wsi)
+            connection.heard()
             if lws_is_first_fragment(wsi) != 0 {
                 connection.partial.removeAll(keepingCapacity: true)
                 connection.partialIsBinary = lws_frame_is_binary(wsi) != 0
@@ -210,8 +239,25 @@ final class LWSServer: @unchecked Sendable {
             }
             return 0
 
+        case LWS_CALLBACK_RECEIVE_PONG:
+            connection(user)?.heard()
+            return 0
+
         case LWS_CALLBACK_SERVER_WRITEABLE:
             guard let connection = connection(user) else { return -1 }
+            if connection.pingDue {
+                connection.pingDue = false
+                // One byte of payload: lws 4.1.6 reports only non-empty pongs (RECEIVE_PONG).
+                let pre = quizduel_lws_pre()
+                var frame = [UInt8](repeating: 0, count: pre + 1)
+                frame[pre] = 0x51
+                let sent = frame.withUnsafeMutableBufferPointer { lws_write(wsi, $0.baseAddress! + pre, 1, LWS_WRITE_PING) }
+                if sent < 0 { return -1 }
+                if lws_partial_buffered(wsi) != 0 {
+                    lws_callback_on_writable(wsi)
+                    return 0
+                }
+            }
             // Several queued messages per writable callback while the kernel takes them
             // whole: a poll round trip per frame was a large share of the server's CPU.
             // Once lws holds a partly sent frame, the rest waits for the next callback.
@@ -313,6 +359,12 @@ private func lwsCallback(
     }
     let server = Unmanaged<LWSServer>.fromOpaque(pointer).takeUnretainedValue()
     return server.callback(wsi, reason, user, input, length)
+}
+
+/// The C callback of the liveness sweep's timer, on the lws thread.
+private func lwsSweepFired(_ owner: UnsafeMutableRawPointer?) {
+    guard let owner else { return }
+    Unmanaged<LWSServer>.fromOpaque(owner).takeUnretainedValue().sweep()
 }
 
 /// The C callback of the loop's timer (`quizduel_ev_timer` in the shim), on the lws thread.
