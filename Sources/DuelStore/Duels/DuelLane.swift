@@ -100,7 +100,12 @@ final class DuelLane: Sendable {
                         // kept choosing a fresh custom plan for them, and planning the batch
                         // statement was 8 % of its CPU at human pace (perf). Their generic
                         // plans are the right ones (primary-key probes, inserts).
-                        try opened.execute(script: "SET plan_cache_mode = force_generic_plan")
+                        // But a generic plan is made once, at first use: on a fresh database
+                        // (empty tables, never analyzed) it was a sequential scan of `duels`,
+                        // kept while the table grew (5.5 ms per batch lock after 40 s, a
+                        // third of Postgres's CPU). Every lane statement is an index probe,
+                        // so sequential scans are priced out on these connections.
+                        try opened.execute(script: "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off")
                         connection = opened
                         backoff.succeeded()
                     } catch {
