@@ -32,6 +32,14 @@ struct DuelServerCommand: ParsableCommand {
     var allowedOrigins: [String] = []
     @Option(name: .customLong("max-connections-per-address"), help: "Connection cap per client address (default 256).")
     var maxPerAddress: Int?
+    @Option(name: .customLong("max-connections"), help: "Connection cap for the whole server (default: the open-file limit minus 256).")
+    var maxConnections: Int?
+    @Option(name: .customLong("trusted-proxy"), help: "Address of a reverse proxy whose X-Forwarded-For / Forwarded header names the client; repeat for several (env QUIZDUEL_TRUSTED_PROXIES, comma-separated). Default: none.")
+    var trustedProxies: [String] = []
+    @Option(name: .customLong("hash-queue"), help: "Password hashes (signup, login) waiting or running, in all (default 256).")
+    var hashQueue: Int?
+    @Option(name: .customLong("hash-queue-per-address"), help: "Password hashes waiting or running per client address (default 8).")
+    var hashQueuePerAddress: Int?
     @Option(name: .customLong("messages-per-second"), help: "Per-connection message rate (default 20, burst 2x).")
     var messagesPerSecond: Double?
     @Option(name: .customLong("db-connections"), help: "Database worker connections for sign-in, queue and reads (default 8).") var dbConnections: Int?
@@ -62,6 +70,12 @@ struct DuelServerCommand: ParsableCommand {
             config.messagesPerSecond = messagesPerSecond
             config.messageBurst = messagesPerSecond * 2
         }
+        if let maxConnections { config.maxConnections = maxConnections }
+        config.trustedProxies = trustedProxies.isEmpty
+            ? (environment["QUIZDUEL_TRUSTED_PROXIES"] ?? "").split(separator: ",").map { String($0) }
+            : trustedProxies
+        if let hashQueue { config.hashQueueTotal = hashQueue }
+        if let hashQueuePerAddress { config.hashQueuePerAddress = hashQueuePerAddress }
         if let dbConnections { config.databaseConnections = dbConnections }
         if let duelLanes { config.duelLanes = duelLanes }
         let problems = config.duel.problems

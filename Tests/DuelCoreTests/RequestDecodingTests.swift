@@ -100,6 +100,9 @@ import Testing
         (#"{"op":"signup","username":"has space","password":"long enough"}"#, "username"),
         (#"{"op":"signup","username":"émile","password":"long enough"}"#, "username"),
         (#"{"op":"login","username":"ada"}"#, "password"),
+        // libpq would cut the name at the NUL: the lookup and the throttle would disagree.
+        (#"{"op":"login","username":"ada\u0000x","password":"whatever1"}"#, "username"),
+        (#"{"op":"login","username":"ada\u001b[2J","password":"whatever1"}"#, "username"),
         (#"{"op":"auth","token":null}"#, "token"),
     ])
     func illTypedFieldsAreBadRequestNamingTheField(text: String, field: String) {

@@ -18,7 +18,7 @@ import Testing
     @Test func aPeerThatNeverAnswersIsPingedThenDropped() throws {
         let server = try TestServer.start { $0.pingAfterSeconds = 1; $0.idleTimeoutSeconds = 3 }
         defer { server.stop() }
-        let fd = try upgradedSocket(port: server.port)
+        let fd = try #require(upgradedSocket(port: server.port))
         defer { close(fd) }
         let start = Date()
         // The first thing the server sends is a ping (FIN + opcode 9, unmasked, one byte).
@@ -32,7 +32,7 @@ import Testing
     @Test func aPeerThatAnswersPingsStays() throws {
         let server = try TestServer.start { $0.pingAfterSeconds = 1; $0.idleTimeoutSeconds = 3 }
         defer { server.stop() }
-        let fd = try upgradedSocket(port: server.port)
+        let fd = try #require(upgradedSocket(port: server.port))
         defer { close(fd) }
         let until = Date().addingTimeInterval(5)
         var pings = 0
@@ -45,38 +45,4 @@ import Testing
         }
         #expect(pings >= 2, "saw \(pings) pings in 5 s (hangup after 3 s)")
     }
-
-    /// A TCP connection upgraded to WebSocket on /duel, with the 101 response consumed.
-    private func upgradedSocket(port: Int) throws -> Int32 {
-        let fd = connectLoopback(port: port)
-        try #require(fd >= 0)
-        let request = "GET /duel HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        _ = Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-        var head: [UInt8] = []
-        while !head.ends(with: Array("\r\n\r\n".utf8)) {
-            guard let byte = readExactly(fd, 1, timeoutSeconds: 3) else { break }
-            head += byte
-        }
-        try #require(String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101"))
-        return fd
-    }
-
-    /// `count` bytes from `fd`, or nil if it closed or stayed silent for `timeoutSeconds`.
-    private func readExactly(_ fd: Int32, _ count: Int, timeoutSeconds: Int) -> [UInt8]? {
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var bytes = [UInt8](repeating: 0, count: count)
-        var got = 0
-        while got < count {
-            let n = bytes[got...].withUnsafeMutableBytes { recv(fd, $0.baseAddress, count - got, 0) }
-            if n <= 0 { return nil }
-            got += n
-        }
-        return bytes
-    }
-}
-
-private extension Array where Element == UInt8 {
-    func ends(with suffix: [UInt8]) -> Bool { count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix }
 }

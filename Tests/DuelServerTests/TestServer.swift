@@ -219,3 +219,38 @@ func readUntilClosed(_ fd: Int32, timeoutSeconds: Int = 5) -> [UInt8] {
     }
     return received
 }
+
+/// A TCP connection upgraded to WebSocket on /duel (the 101 consumed), or nil when the
+/// server refused the upgrade. `headers` are extra request lines ("Name: value").
+func upgradedSocket(port: Int, headers: [String] = []) -> Int32? {
+    let fd = connectLoopback(port: port)
+    guard fd >= 0 else { return nil }
+    let request = "GET /duel HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+        + headers.map { $0 + "\r\n" }.joined() + "\r\n"
+    _ = Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+    var head: [UInt8] = []
+    while !(head.count >= 4 && Array(head.suffix(4)) == Array("\r\n\r\n".utf8)) {
+        guard let byte = readExactly(fd, 1, timeoutSeconds: 3) else { break }
+        head += byte
+    }
+    guard String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101") else {
+        close(fd)
+        return nil
+    }
+    return fd
+}
+
+/// `count` bytes from `fd`, or nil if it closed or stayed silent for `timeoutSeconds`.
+func readExactly(_ fd: Int32, _ count: Int, timeoutSeconds: Int) -> [UInt8]? {
+    var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var bytes = [UInt8](repeating: 0, count: count)
+    var got = 0
+    while got < count {
+        let n = bytes[got...].withUnsafeMutableBytes { recv(fd, $0.baseAddress, count - got, 0) }
+        if n <= 0 { return nil }
+        got += n
+    }
+    return bytes
+}

@@ -54,9 +54,13 @@ extension ClientRequest {
             guard length <= 256 else { throw ProtocolError(.weakPassword, "the password must have at most 256 characters") }
             return .signup(username: username, password: password)
         case "login":
-            return .login(
-                username: try fields.string("username", maxLength: 64),
-                password: try fields.string("password", maxLength: 1_024))
+            let username = try fields.string("username", maxLength: 64)
+            // A NUL would end the name where libpq sends it as a C string, so the lookup
+            // and the login throttle would see two different names.
+            guard !username.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw .badField("username", "must not contain control characters")
+            }
+            return .login(username: username, password: try fields.string("password", maxLength: 1_024))
         case "auth":
             return .auth(token: try fields.string("token", maxLength: 256))
         case "logout": return .logout

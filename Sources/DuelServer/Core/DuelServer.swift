@@ -57,7 +57,8 @@ public final class DuelServer: @unchecked Sendable {
             host: configuration.host, port: configuration.port,
             limits: .init(
                 maxMessageBytes: configuration.maxMessageBytes, maxOutgoingBytes: configuration.maxOutgoingBytes,
-                pingAfterSeconds: configuration.pingAfterSeconds, hangupAfterSeconds: configuration.idleTimeoutSeconds),
+                pingAfterSeconds: configuration.pingAfterSeconds, hangupAfterSeconds: configuration.idleTimeoutSeconds,
+                trustedProxies: Set(configuration.trustedProxies)),
             logger: logger)
         lws.handler = core
         core.lws = lws

@@ -8,7 +8,7 @@ extension DuelServerCore {
     func signup(_ connection: Connection, _ ref: RequestRef?, _ username: String, _ password: String) {
         let id = connection.id
         let lifetime = configuration.tokenLifetimeSeconds
-        hashing.submit { [self] in
+        let queued = hashing.submit(address: connection.address, connection: id) { [self] in
             guard let hash = Passwords.hash(password) else {
                 post { core in core.connections[id].map { core.fail($0, ref, ProtocolError(.internal)) } }
                 return
@@ -25,36 +25,38 @@ extension DuelServerCore {
                 }
             }
         }
+        if !queued { refuseHashing(connection, ref) }
     }
 
+    /// The attempt is counted (in the database, for every instance) as it arrives, before
+    /// its slow verification, so pipelined guesses past the limit are refused at once.
     func login(_ connection: Connection, _ ref: RequestRef?, _ username: String, _ password: String) {
-        let now = Clock.nowMs()
         let address = connection.address
-        guard !loginThrottle.isBlocked(username: username, address: address, nowMs: now) else {
-            fail(connection, ref, ProtocolError(.rateLimited, "too many failed logins; try again in a few minutes"))
-            return
-        }
+        let limits = configuration.loginLimits
         let lifetime = configuration.tokenLifetimeSeconds
-        database(for: connection, { db in try db.credentials(username: username) }) { core, connection, result in
+        database(for: connection, { db in
+            try db.loginAttempt(username: username, address: address, limits: limits)
+        }) { core, connection, result in
             guard let connection else { return }
             switch result {
             case .failure(let error):
                 core.fail(connection, ref, core.protocolError(error))
-            case .success(let found):
+            case .success(.throttled):
+                core.fail(connection, ref, ProtocolError(.rateLimited, "too many failed logins; try again in a few minutes"))
+            case .success(.proceed(let found)):
                 let id = connection.id
-                core.hashing.submit {
+                let queued = core.hashing.submit(address: address, connection: id) {
                     // Unknown usernames still cost one verification, so timing does not tell them apart.
                     let valid = Passwords.verify(password, hash: found?.passwordHash ?? Passwords.decoyHash) && found != nil
                     core.post { core in
                         guard let connection = core.connections[id] else { return }
                         guard valid, let player = found?.id else {
-                            core.loginThrottle.recordFailure(username: username, address: address, nowMs: Clock.nowMs())
                             core.fail(connection, ref, ProtocolError(.badCredentials))
                             return
                         }
-                        core.loginThrottle.recordSuccess(username: username)
                         let token = Tokens.generate()
                         core.database(for: connection, { db -> (PlayerID, PlayerProfile?, StoredEvent?) in
+                            try db.loginSucceeded(username: username)
                             try db.createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
                             return (player, try db.profile(player: player), try db.liveDuel(player: player))
                         }) { core, connection, result in
@@ -62,8 +64,16 @@ extension DuelServerCore {
                         }
                     }
                 }
+                if !queued { core.refuseHashing(connection, ref) }
             }
         }
+    }
+
+    /// The hashing queue is full, for everyone or for this address: answer now rather
+    /// than hold the password in memory behind a backlog.
+    private func refuseHashing(_ connection: Connection, _ ref: RequestRef?) {
+        metrics.hashingRefused += 1
+        fail(connection, ref, ProtocolError(.rateLimited, "too many password checks waiting; try again shortly"))
     }
 
     func authenticate(_ connection: Connection, _ ref: RequestRef?, token: String) {

@@ -127,8 +127,10 @@ extension DuelServerCore {
     /// Checks the database for /healthz and refreshes the metrics that come from it.
     func checkHealth() {
         let instance = self.instance
+        let window = configuration.loginLimits.windowSeconds
         database(for: nil, { db -> ([String: Int], Int, Int) in
-            (try db.queueLengths(), try db.liveDuelCount(), try db.heartbeat(instance: instance))
+            try db.forgetOldLoginFailures(windowSeconds: window)
+            return (try db.queueLengths(), try db.liveDuelCount(), try db.heartbeat(instance: instance))
         }) { core, _, result in
             let now = Clock.nowMs()
             switch result {

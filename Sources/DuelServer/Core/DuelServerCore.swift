@@ -11,7 +11,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     let lanes: DuelLanes
     let logger: Logger
     let inbox = Inbox()
-    let hashing = ThreadPool(threads: 2, name: "argon2")
+    let hashing: HashingQueue
     var lws: LWSServer!
     /// Duel deadlines and the periodic jobs, fired by the one timer on the lws loop.
     var deadlines = DeadlineSchedule()
@@ -23,7 +23,6 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     var playerConnections: [PlayerID: Set<UInt64>] = [:]
     var connectionsPerAddress: [String: Int] = [:]
     var metrics = Metrics()
-    var loginThrottle = LoginThrottle()
     /// Highest seq this instance has seen per duel, and the duel's players: lets a
     /// NOTIFY of events already delivered here skip the database.
     var knownSeq: [String: Int] = [:]
@@ -48,6 +47,8 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
         self.lanes = lanes
         self.logger = logger
         self.files = StaticFiles(root: configuration.webDirectory)
+        hashing = HashingQueue(
+            threads: 2, total: configuration.hashQueueTotal, perAddress: configuration.hashQueuePerAddress)
     }
 
     /// Runs `item` on the lws thread soon. Any thread.
@@ -88,8 +89,21 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
                 return false
             }
         }
+        guard connections.count < maxConnections else {
+            metrics.connectionsRefused += 1
+            return false
+        }
         return connectionsPerAddress[address, default: 0] < configuration.maxConnectionsPerAddress
     }
+
+    /// The server-wide cap: as configured, or the open-file limit minus room for the
+    /// database connections, the listener and files, so that a flood is refused here
+    /// rather than failing accept() with EMFILE.
+    lazy var maxConnections: Int = configuration.maxConnections ?? {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        return max(64, Int(min(limit.rlim_cur, 1 << 24)) - 256)
+    }()
 
     func opened(_ connection: Connection) {
         connection.limiter = RateLimiter(
@@ -100,6 +114,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
 
     func closed(_ connection: Connection) {
         connections[connection.id] = nil
+        hashing.drop(connection: connection.id)
         connectionsPerAddress[connection.address, default: 1] -= 1
         if connectionsPerAddress[connection.address] == 0 { connectionsPerAddress[connection.address] = nil }
         if let player = connection.player { detach(connection, from: player) }

@@ -1,4 +1,5 @@
 import DuelCore
+import DuelStore
 
 /// Everything an operator can set on a `duel-server` (flags and environment; see README).
 public struct ServerConfiguration: Sendable {
@@ -14,6 +15,12 @@ public struct ServerConfiguration: Sendable {
     /// Allowed `Origin` values for WebSocket upgrades; empty allows any.
     public var allowedOrigins: [String] = []
     public var maxConnectionsPerAddress: Int = 256
+    /// Connection cap for the whole server; nil: the open-file limit minus 256 (room for
+    /// database connections and files), so the server refuses before it runs out of fds.
+    public var maxConnections: Int?
+    /// Reverse proxies whose X-Forwarded-For / Forwarded header is believed. A client's
+    /// address is the nearest hop not in this list; with none, the socket's peer.
+    public var trustedProxies: [String] = []
     public var maxMessageBytes: Int = 4_096
     /// A slow reader's queued output above this closes the connection (1008).
     public var maxOutgoingBytes: Int = 1 << 20
@@ -23,6 +30,12 @@ public struct ServerConfiguration: Sendable {
     public var messagesPerSecond: Double = 20
     public var messageBurst: Double = 40
     public var tokenLifetimeSeconds: Int = 30 * 24 * 3_600
+    /// Failed logins allowed per username and per address within the window.
+    public var loginLimits = LoginLimits()
+    /// Password hashes (signup, login) waiting or running: in all, and per address.
+    /// Past either bound a request is answered `rate_limited` at once.
+    public var hashQueueTotal: Int = 256
+    public var hashQueuePerAddress: Int = 8
     /// Database worker threads (each holds one connection) for everything but duel
     /// inputs: sign-in, queue, reads, matching.
     public var databaseConnections: Int = 8

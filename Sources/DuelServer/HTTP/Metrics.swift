@@ -6,6 +6,8 @@ struct Metrics {
     var messagesReceived = 0
     /// `answer` ops that reached the engine (accepted or refused by the rules).
     var answersHandled = 0
+    var hashingRefused = 0
+    var connectionsRefused = 0
     var errorsByCode: [String: Int] = [:]
     var answerLatency = Histogram(bucketsMs: [0.5, 1, 2, 5, 10, 20, 50, 100, 250, 1_000])
     var databaseLatency = Histogram(bucketsMs: [0.5, 1, 2, 5, 10, 20, 50, 100, 250, 1_000])
@@ -33,6 +35,10 @@ struct Metrics {
         counter("quizduel_messages_received_total", "Client messages received.", messagesReceived)
         metric("quizduel_errors_total", "counter", "Error replies by code.", labelled("code", errorsByCode))
         counter("quizduel_answers_total", "Answers the rules engine judged (accepted or refused).", answersHandled)
+        counter("quizduel_connections_refused_total", "WebSocket upgrades refused by the server-wide connection cap.",
+                connectionsRefused)
+        counter("quizduel_hashing_refused_total", "Signups and logins refused because the password-hashing queue was full.",
+                hashingRefused)
         counter("quizduel_lane_batches_total", "Transactions the duel lanes committed.", lanes.batches)
         counter("quizduel_lane_inputs_total",
                 "Duel inputs the lanes applied (their mean per batch is the batching).", lanes.inputs)

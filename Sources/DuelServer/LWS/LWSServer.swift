@@ -14,6 +14,7 @@ final class LWSServer: @unchecked Sendable {
         var maxOutgoingBytes: Int
         var pingAfterSeconds: UInt16
         var hangupAfterSeconds: UInt16
+        var trustedProxies: Set<String> = []
     }
 
     private var context: OpaquePointer?
@@ -204,13 +205,13 @@ final class LWSServer: @unchecked Sendable {
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
             // The upgrade is decided here, never in HTTP_CONFIRM_UPGRADE (CVE-2025-11677).
             let origin = header(wsi, WSI_TOKEN_ORIGIN)
-            return handler.shouldAccept(origin: origin, address: peerAddress(wsi)) ? 0 : 1
+            return handler.shouldAccept(origin: origin, address: clientAddress(wsi)) ? 0 : 1
 
         case LWS_CALLBACK_ESTABLISHED:
             let id = nextID
             nextID += 1
             user?.storeBytes(of: id, as: UInt64.self)
-            let connection = Connection(id: id, address: peerAddress(wsi), limiter: RateLimiter())
+            let connection = Connection(id: id, address: clientAddress(wsi), limiter: RateLimiter())
             connections[id] = (connection, wsi!)
             handler.opened(connection)
             return 0
@@ -339,6 +340,24 @@ final class LWSServer: @unchecked Sendable {
         var buffer = [CChar](repeating: 0, count: Int(length) + 1)
         guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
         return String(cString: buffer)
+    }
+
+    /// The socket's peer, or the client a trusted proxy names (``ClientAddress``).
+    /// The upgrade request's headers are still readable in ESTABLISHED.
+    private func clientAddress(_ wsi: OpaquePointer?) -> String {
+        let peer = peerAddress(wsi)
+        guard !limits.trustedProxies.isEmpty, limits.trustedProxies.contains(peer) else { return peer }
+        return ClientAddress.resolve(
+            peer: peer, forwarded: customHeader(wsi, "forwarded:"),
+            forwardedFor: header(wsi, WSI_TOKEN_X_FORWARDED_FOR), trusted: limits.trustedProxies)
+    }
+
+    private func customHeader(_ wsi: OpaquePointer?, _ name: String) -> String? {
+        let length = lws_hdr_custom_length(wsi, name, Int32(name.utf8.count))
+        guard length > 0, length < 4_096 else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(length) + 1)
+        guard lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), name, Int32(name.utf8.count)) >= 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private func peerAddress(_ wsi: OpaquePointer?) -> String {

@@ -37,32 +37,3 @@ struct RateLimiter {
         return refusedInARow > floodLimit ? .close : .refuse
     }
 }
-
-/// Failed logins per username and per address: after `maxFailures` within the
-/// window, further attempts are `rate_limited` until the window has passed.
-/// In memory, per instance: a restart forgets, which only helps the attacker a little.
-struct LoginThrottle {
-    var maxFailures = 5
-    var windowMs: Int64 = 5 * 60 * 1_000
-    private var failures: [String: [Int64]] = [:]
-
-    func isBlocked(username: String, address: String, nowMs: Int64) -> Bool {
-        count("u:" + username.lowercased(), nowMs) >= maxFailures || count("a:" + address, nowMs) >= maxFailures * 4
-    }
-
-    mutating func recordFailure(username: String, address: String, nowMs: Int64) {
-        for key in ["u:" + username.lowercased(), "a:" + address] {
-            failures[key, default: []].append(nowMs)
-            failures[key]!.removeAll { $0 < nowMs - windowMs }
-        }
-        if failures.count > 10_000 { failures = failures.filter { $0.value.contains { $0 >= nowMs - windowMs } } }
-    }
-
-    mutating func recordSuccess(username: String) {
-        failures["u:" + username.lowercased()] = nil
-    }
-
-    private func count(_ key: String, _ nowMs: Int64) -> Int {
-        failures[key]?.filter { $0 >= nowMs - windowMs }.count ?? 0
-    }
-}
