@@ -77,6 +77,9 @@ public final class EmbeddedPostgres: @unchecked Sendable {
             // The server's user must own its directory; chmod lets it traverse there.
             try run("/bin/chown", ["-R", runAs, root.path])
             try run("/bin/chmod", ["0755", root.path])
+            try run("/bin/chmod", ["0700", socketDirectory.path])
+        } else {
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: socketDirectory.path)
         }
         if !FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("PG_VERSION").path) {
             logger.info("initializing a new Postgres cluster", metadata: ["path": "\(dataDirectory.path)"])
@@ -89,6 +92,9 @@ public final class EmbeddedPostgres: @unchecked Sendable {
         let arguments = [
             "-D", dataDirectory.path, "-k", socketDirectory.path, "-p", String(port),
             "-c", "listen_addresses=", "-c", "max_connections=200", "-c", "fsync=on",
+            // initdb's trust authentication lets whoever reaches the socket in as the
+            // superuser, so only the server's own user may reach it (root passes anyway).
+            "-c", "unix_socket_permissions=0700",
         ]
         if let runAs {
             postgres.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
