@@ -65,10 +65,14 @@ public final class DuelServer: @unchecked Sendable {
         lanes.setAfterBatch { [lws] in lws?.wake() }
         let core = self.core!
         core.listener = NotificationListener(
-            conninfo: conninfo, channels: ["duel_events", "match_queue"], logger: logger,
+            conninfo: conninfo, channels: ["duel_events", "match_queue", "queue_evictions"], logger: logger,
             deliver: { channel, payload in
                 core.post { core in
-                    if channel == "duel_events" { core.duelEventsNotified(payload) } else { core.runMatcher() }
+                    switch channel {
+                    case "duel_events": core.duelEventsNotified(payload)
+                    case "queue_evictions": core.queueEvictionsNotified(payload)
+                    default: core.runMatcher()
+                    }
                 }
             },
             resynchronize: { core.post { $0.resynchronize() } })

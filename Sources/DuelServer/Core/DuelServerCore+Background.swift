@@ -52,10 +52,17 @@ extension DuelServerCore {
         matchersRunning += 1
         let policy = configuration.matchPolicy
         let duelRules = configuration.duel
+        let logger = self.logger
         database(for: nil, { db -> [DuelUpdate] in
+            try db.evictWaitersOfShortBanks(questionsNeeded: duelRules.questionCount)
             var created: [DuelUpdate] = []
             for bank in try db.banksWithWaitingPairs() {
-                created += try db.claimPairs(bankID: bank, policy: policy, configuration: duelRules, nowMs: Clock.nowMs())
+                // One bank's failure must not stop the others' matchmaking.
+                do {
+                    created += try db.claimPairs(bankID: bank, policy: policy, configuration: duelRules, nowMs: Clock.nowMs())
+                } catch {
+                    logger.warning("matcher: bank failed", metadata: ["bank": "\(bank)", "error": "\(error)"])
+                }
             }
             return created
         }) { core, _, result in
@@ -73,6 +80,20 @@ extension DuelServerCore {
                 }
             case .failure(let error):
                 core.logger.warning("matcher failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Players of this instance whose bank can no longer fill a duel were taken out of its
+    /// queue (NOTIFY `queue_evictions`, payload `<slug>:<player>,…`): tell them.
+    func queueEvictionsNotified(_ payload: String) {
+        guard let colon = payload.firstIndex(of: ":") else { return }
+        let slug = payload[..<colon]
+        for player in payload[payload.index(after: colon)...].split(separator: ",") {
+            for id in playerConnections[String(player)] ?? [] {
+                guard let connection = connections[id] else { continue }
+                fail(connection, nil, ProtocolError(
+                    .bankEmpty, "bank '\(slug)' has too few active questions for a duel; you left its queue"))
             }
         }
     }

@@ -52,7 +52,7 @@ extension PGConnection {
 
     /// Ids of the banks that have at least two waiting players.
     public func banksWithWaitingPairs() throws -> [Int] {
-        try query("SELECT bank_id FROM match_queue GROUP BY bank_id HAVING count(*) >= 2").map { try $0.int("bank_id") }
+        try query("SELECT bank_id FROM match_queue GROUP BY bank_id HAVING count(*) >= 2 ORDER BY bank_id").map { try $0.int("bank_id") }
     }
 
     /// Waiting players per bank slug (for metrics).
@@ -104,5 +104,36 @@ extension PGConnection {
             ).map(\.update)
             return created
         }
+    }
+}
+
+extension PGConnection {
+    /// Removes the waiters of every bank whose active questions fell below what a duel
+    /// needs (an operator deactivated them after the players queued), and tells every
+    /// instance on channel `queue_evictions` (payload `<slug>:<player>,<player>…`), whose
+    /// listeners tell their own players. Returns the evicted players by bank slug.
+    @discardableResult
+    public func evictWaitersOfShortBanks(questionsNeeded: Int) throws -> [String: [PlayerID]] {
+        let rows = try query("""
+            WITH short AS (
+                SELECT b.id, b.slug FROM banks b
+                 WHERE EXISTS (SELECT 1 FROM match_queue q WHERE q.bank_id = b.id)
+                   AND (SELECT count(*) FROM (SELECT 1 FROM questions q WHERE q.bank_id = b.id AND q.active
+                                              LIMIT \(questionsNeeded)) enough) < \(questionsNeeded)),
+            gone AS (
+                DELETE FROM match_queue q USING short WHERE q.bank_id = short.id
+                RETURNING q.player_id, short.slug)
+            SELECT player_id::text AS player, slug FROM gone
+            """)
+        var evicted: [String: [PlayerID]] = [:]
+        for row in rows { evicted[try row.string("slug"), default: []].append(try row.string("player")) }
+        for (slug, players) in evicted {
+            // 37 bytes per player: 150 per payload stays under Postgres's 8000-byte limit.
+            for start in stride(from: 0, to: players.count, by: 150) {
+                let chunk = players[start..<min(players.count, start + 150)]
+                try query("SELECT pg_notify('queue_evictions', \(slug + ":" + chunk.joined(separator: ",")))")
+            }
+        }
+        return evicted
     }
 }
