@@ -205,6 +205,10 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
         guard case .connecting = phase else { return client.closeFromLoop() }
         connectedCounted = true
         stats.update { $0.connected += 1 }
+        signIn()
+    }
+
+    private func signIn() {
         phase = .loggingIn
         let ref = reserveRef(.login, timeoutMicros: 120_000_000)
         if index < configuration.tokens.count {
@@ -272,6 +276,14 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
 
     /// The login reply is read in full, once per bot: it has the player id and any leftover duel.
     private func loginReplied(_ bytes: UnsafeRawBufferPointer) {
+        // The server's password-hashing queue is full (many signups from one address):
+        // try again shortly, as a client should, instead of giving up.
+        if frame.code == "rate_limited", index >= configuration.tokens.count, nowMicros() < deadline {
+            loop.schedule(afterMicros: UInt64.random(in: 200_000...600_000)) { [self] in
+                if case .loggingIn = phase, client?.isClosed == false { signIn() }
+            }
+            return
+        }
         guard let login = try? JSONParser.parse(bytes), let id = login["data"]?["player"]?["id"]?.string else {
             stats.error("login_failed")
             return finish()
