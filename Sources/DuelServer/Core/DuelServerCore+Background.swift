@@ -84,6 +84,17 @@ extension DuelServerCore {
         }
     }
 
+    /// Sessions ended by a logout or by expiry, on any instance (NOTIFY `sessions_ended`,
+    /// payload token hashes in hex, comma-separated): close the sockets still using them.
+    func sessionsEndedNotified(_ payload: String) {
+        let ended = Set(payload.split(separator: ",").map(String.init))
+        for connection in connections.values {
+            guard let hash = connection.tokenHash, ended.contains(Tokens.hex(hash)) else { continue }
+            connection.tokenHash = nil
+            lws.close(connection, .policyViolation, "signed out: the session ended")
+        }
+    }
+
     /// Players of this instance whose bank can no longer fill a duel were taken out of its
     /// queue (NOTIFY `queue_evictions`, payload `<slug>:<player>,…`): tell them.
     func queueEvictionsNotified(_ payload: String) {
@@ -151,6 +162,7 @@ extension DuelServerCore {
         let window = configuration.loginLimits.windowSeconds
         database(for: nil, { db -> ([String: Int], Int, Int) in
             try db.forgetOldLoginFailures(windowSeconds: window)
+            try db.endExpiredSessions()
             return (try db.queueLengths(), try db.liveDuelCount(), try db.heartbeat(instance: instance))
         }) { core, _, result in
             let now = Clock.nowMs()

@@ -49,14 +49,23 @@ extension DuelServerCore {
         }
     }
 
+    /// Replays the duel's events after `afterSeq`. While the replay is read, live events
+    /// of that duel are held back from this connection (``deliver(_:players:)`` skips it);
+    /// whatever was committed meanwhile follows the replay, so the connection sees the
+    /// duel's events strictly increasing and gap-free from `afterSeq + 1`.
     func resume(_ connection: Connection, _ ref: RequestRef?, duel: String, afterSeq: Int) {
         let player = connection.player!
+        resumeGeneration += 1
+        let generation = resumeGeneration
+        connection.resuming[duel] = generation
         database(for: connection, { db -> [StoredEvent]? in
             guard let players = try db.duelPlayers(id: duel) else { return nil }
             guard players.contains(player) else { throw StoreError(.notInDuel) }
             return try db.events(duel: duel, afterSeq: afterSeq)
         }) { core, connection, result in
             guard let connection else { return }
+            let current = connection.resuming[duel] == generation
+            if current { connection.resuming[duel] = nil }
             switch result {
             case .success(nil): core.fail(connection, ref, ProtocolError(.unknownDuel))
             case .success(let events?):
@@ -67,9 +76,31 @@ extension DuelServerCore {
                     core.send(connection, event.message(serverTimeMs: now))
                     core.metrics.eventsSent += 1
                 }
-                connection.deliveredSeq[duel] = max(afterSeq, events.last?.seq ?? afterSeq)
+                let delivered = events.last?.seq ?? afterSeq
+                connection.deliveredSeq[duel] = delivered
+                guard current, events.last?.kind != .complete else { return }
+                if core.recentlyFinished.contains(duel) || (core.knownSeq[duel] ?? 0) > delivered {
+                    core.catchUp(connection, duel: duel, after: delivered)
+                }
             case .failure(let error): core.fail(connection, ref, core.protocolError(error))
             }
+        }
+    }
+
+    /// Sends a connection the events of `duel` after `after` that it missed while a resume
+    /// held its live events back (the duel may have finished meanwhile, so this does not
+    /// go through ``deliver(_:players:)``, which ignores finished duels).
+    private func catchUp(_ connection: Connection, duel: String, after: Int) {
+        database(for: connection, { db in try db.events(duel: duel, afterSeq: after) }) { core, connection, result in
+            guard let connection, case .success(let events) = result else { return }
+            let now = Clock.nowMs()
+            var delivered = connection.deliveredSeq[duel] ?? after
+            for event in events where event.seq == delivered + 1 {
+                core.send(connection, event.message(serverTimeMs: now))
+                core.metrics.eventsSent += 1
+                delivered = event.seq
+            }
+            connection.deliveredSeq[duel] = delivered
         }
     }
 
@@ -101,6 +132,8 @@ extension DuelServerCore {
         for player in players {
             for id in playerConnections[player] ?? [] {
                 guard let connection = connections[id] else { continue }
+                // A resume of this duel is being read: its replay, then a catch-up, come first.
+                if connection.resuming[last.duelID] != nil { continue }
                 var delivered = connection.deliveredSeq[last.duelID] ?? 0
                 for (index, event) in events.enumerated() where event.seq > delivered {
                     guard event.seq == delivered + 1 else {

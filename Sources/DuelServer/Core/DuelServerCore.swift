@@ -35,6 +35,8 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     /// Matcher passes in flight, and whether a trigger arrived while they ran.
     var matchersRunning = 0
     var matcherAgain = false
+    /// Numbers `resume` requests, so a finished read clears only its own hold.
+    var resumeGeneration = 0
 
     /// This process's id in NOTIFY payloads: its own announcements need no delivery
     /// (the transaction's completion already delivered them).

@@ -8,6 +8,8 @@ final class Connection {
     var tokenHash: [UInt8]?
     /// Highest seq delivered per duel, so every event reaches the client once and in order.
     var deliveredSeq: [String: Int] = [:]
+    /// Duels whose `resume` is being read, by request generation: live events wait.
+    var resuming: [String: Int] = [:]
     var limiter: RateLimiter
     /// Messages waiting for the socket to become writable.
     var outgoing: [[UInt8]] = []

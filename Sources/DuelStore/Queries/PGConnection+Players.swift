@@ -60,8 +60,24 @@ extension PGConnection {
     }
 
     /// Revokes a session (logout).
+    /// Deletes the session and tells every instance (NOTIFY `sessions_ended`, payload the
+    /// token hash in hex), so other sockets signed in with the token are closed everywhere.
     public func deleteSession(tokenHash: [UInt8]) throws {
-        try query("DELETE FROM sessions WHERE token_hash = \(PGBytes(tokenHash))")
+        try query("""
+            WITH gone AS (DELETE FROM sessions WHERE token_hash = \(PGBytes(tokenHash)) RETURNING token_hash)
+            SELECT pg_notify('sessions_ended', encode(token_hash, 'hex')) FROM gone
+            """)
+    }
+
+    /// Deletes expired sessions and announces them like ``deleteSession(tokenHash:)``
+    /// (100 hashes per NOTIFY, under Postgres's 8000-byte payload limit). Returns how many.
+    @discardableResult
+    public func endExpiredSessions() throws -> Int {
+        try query("""
+            WITH gone AS (DELETE FROM sessions WHERE expires_at <= now() RETURNING token_hash),
+            numbered AS (SELECT encode(token_hash, 'hex') AS h, (row_number() OVER ()) / 100 AS chunk FROM gone)
+            SELECT count(*) AS n, pg_notify('sessions_ended', string_agg(h, ',')) FROM numbered GROUP BY chunk
+            """).reduce(0) { $0 + ((try? $1.int("n")) ?? 0) }
     }
 
     /// The player's profile with ratings in every bank, or nil for an unknown id.
