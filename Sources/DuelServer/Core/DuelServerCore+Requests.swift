@@ -83,9 +83,30 @@ extension DuelServerCore {
         }
     }
 
+    /// `banks` needs no sign-in, so anyone can flood it: answers come from a copy at most
+    /// ``banksCacheMs`` old, and one read (a background job) serves every request waiting.
     func banks(_ connection: Connection, _ ref: RequestRef?) {
-        simple(connection, ref) { db in ["banks": .array(try db.banks().map(\.json))] }
+        if let cached = banksCache, Clock.nowMs() - cached.atMs < Self.banksCacheMs {
+            return reply(connection, ref, cached.data)
+        }
+        banksWaiting.append((connection.id, ref))
+        guard banksWaiting.count == 1 else { return }
+        database(for: nil, priority: .background, { db -> JSONObject in ["banks": .array(try db.banks().map(\.json))] }) {
+            core, _, result in
+            let waiting = core.banksWaiting
+            core.banksWaiting = []
+            if case .success(let data) = result { core.banksCache = (Clock.nowMs(), data) }
+            for (id, ref) in waiting {
+                guard let connection = core.connections[id] else { continue }
+                switch result {
+                case .success(let data): core.reply(connection, ref, data)
+                case .failure(let error): core.fail(connection, ref, core.protocolError(error))
+                }
+            }
+        }
     }
+
+    static let banksCacheMs: Int64 = 2_000
 
     func queue(_ connection: Connection, _ ref: RequestRef?, bank: String) {
         let player = connection.player!

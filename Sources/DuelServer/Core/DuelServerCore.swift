@@ -35,6 +35,9 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     /// Matcher passes in flight, and whether a trigger arrived while they ran.
     var matchersRunning = 0
     var matcherAgain = false
+    /// The last `banks` answer and when it was read; requests waiting for the next read.
+    var banksCache: (atMs: Int64, data: JSONObject)?
+    var banksWaiting: [(connection: UInt64, ref: RequestRef?)] = []
     /// Numbers `resume` requests, so a finished read clears only its own hold.
     var resumeGeneration = 0
 
@@ -191,14 +194,18 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
 
     /// Runs `job` on a database worker, then `then` on the lws thread with the
     /// connection (if still open) and the result.
+    /// Runs `job` on a database worker, then `then` on the lws thread. Jobs for a
+    /// connection are players' requests (normal priority); jobs for none are the server's
+    /// own work (urgent), unless the caller says otherwise.
     func database<T: Sendable>(
         for connection: Connection?,
+        priority: DatabasePool.Priority? = nil,
         _ job: @escaping @Sendable (PGConnection) throws -> T,
         then: @escaping @Sendable (DuelServerCore, Connection?, Result<T, Error>) -> Void
     ) {
         let id = connection?.id
         let started = DispatchTime.now().uptimeNanoseconds
-        pool.submit(job) { [self] result in
+        pool.submit(priority: priority ?? (connection == nil ? .urgent : .normal), job) { [self] result in
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
             post { core in
                 core.metrics.databaseLatency.observe(ms: elapsed)

@@ -11,18 +11,32 @@ import Logging
 /// A worker whose connection broke fails its job and reconnects with backoff;
 /// while Postgres is down, jobs fail fast with a connection error instead of
 /// queueing up without bound.
+///
+/// Jobs wait in three FIFO queues by ``Priority``. A worker takes the most urgent job
+/// waiting; with three or more workers the first one takes only urgent jobs, so the
+/// server's own work (matching, health, presence) never waits behind a burst of
+/// requests, and at most half the workers run background jobs (anonymous reads) at once.
 public final class DatabasePool: @unchecked Sendable {
     public typealias Job = @Sendable (PGConnection) -> Void
+
+    public enum Priority: Int, Sendable, CaseIterable {
+        /// The server's own work: matching, health, presence, delivery reads.
+        case urgent
+        /// Requests of players.
+        case normal
+        /// Reads anyone can make without signing in.
+        case background
+    }
 
     private let conninfo: String
     private let origin: String
     private let logger: Logger
     // Guards `jobs` and `closed`; workers wait on it for work.
     private let condition = NSCondition()
-    private var jobs: [Job] = []
-    private var jobsHead = 0
+    private var queues = [JobQueue](repeating: JobQueue(), count: Priority.allCases.count)
     private var closed = false
-    private var running = 0
+    private var runningBackground = 0
+    private let size: Int
     private let stopped = DispatchGroup()
 
     /// Starts `size` worker threads. Connections open lazily, on each worker's first job.
@@ -31,10 +45,11 @@ public final class DatabasePool: @unchecked Sendable {
         self.conninfo = conninfo
         self.origin = origin
         self.logger = logger
-        for index in 0..<max(1, size) {
+        self.size = max(1, size)
+        for index in 0..<self.size {
             stopped.enter()
             let thread = Thread { [self] in
-                self.work()
+                self.work(urgentOnly: index == 0 && self.size >= 3)
                 self.stopped.leave()
             }
             thread.name = "db-\(index)"
@@ -44,10 +59,11 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// Queues `job`; `completion` runs on the worker thread with its result.
     public func submit<T>(
+        priority: Priority = .normal,
         _ job: @escaping @Sendable (PGConnection) throws -> T,
         completion: @escaping @Sendable (Result<T, Error>) -> Void
     ) {
-        enqueue { connection in
+        enqueue(priority) { connection in
             completion(Result { try job(connection) })
         }
     }
@@ -81,37 +97,51 @@ public final class DatabasePool: @unchecked Sendable {
         stopped.wait()
     }
 
-    private func enqueue(_ job: @escaping Job) {
+    private func enqueue(_ priority: Priority, _ job: @escaping Job) {
         condition.lock()
         if closed {
             condition.unlock()
             job(Self.closedConnection)
             return
         }
-        jobs.append(job)
-        condition.signal()
+        queues[priority.rawValue].push(job)
+        // Every worker rechecks: the one that wakes may not be allowed this priority.
+        condition.broadcast()
         condition.unlock()
     }
 
-    private func nextJob() -> Job? {
+    /// The most urgent job this worker may take, waiting until there is one.
+    private func nextJob(urgentOnly: Bool) -> (Job, Priority)? {
         condition.lock()
         defer { condition.unlock() }
-        while jobsHead == jobs.count && !closed { condition.wait() }
-        guard jobsHead < jobs.count else { return nil }
-        let job = jobs[jobsHead]
-        jobsHead += 1
-        // Compact now and then so the array does not grow forever.
-        if jobsHead > 1_024 && jobsHead * 2 > jobs.count {
-            jobs.removeFirst(jobsHead)
-            jobsHead = 0
+        while true {
+            for priority in Priority.allCases {
+                if urgentOnly && priority != .urgent { break }
+                if priority == .background && runningBackground >= max(1, size / 2) { break }
+                if let job = queues[priority.rawValue].pop() {
+                    if priority == .background { runningBackground += 1 }
+                    return (job, priority)
+                }
+            }
+            if closed && queues.allSatisfy(\.isEmpty) { return nil }
+            if closed && urgentOnly && queues[Priority.urgent.rawValue].isEmpty { return nil }
+            condition.wait()
         }
-        return job
     }
 
-    private func work() {
+    private func finished(_ priority: Priority) {
+        guard priority == .background else { return }
+        condition.lock()
+        runningBackground -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func work(urgentOnly: Bool) {
         var connection: PGConnection?
         var backoff = Backoff()
-        while let job = nextJob() {
+        while let (job, priority) = nextJob(urgentOnly: urgentOnly) {
+            defer { finished(priority) }
             if connection?.isOpen != true {
                 connection = nil
                 if backoff.mayTry(now: Date()) {
@@ -154,4 +184,25 @@ struct Backoff {
 
 private final class ResultBox<T>: @unchecked Sendable {
     var result: Result<T, Error>?
+}
+
+/// A FIFO of jobs that compacts itself now and then.
+private struct JobQueue {
+    private var jobs: [DatabasePool.Job] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == jobs.count }
+
+    mutating func push(_ job: @escaping DatabasePool.Job) { jobs.append(job) }
+
+    mutating func pop() -> DatabasePool.Job? {
+        guard head < jobs.count else { return nil }
+        let job = jobs[head]
+        head += 1
+        if head > 1_024 && head * 2 > jobs.count {
+            jobs.removeFirst(head)
+            head = 0
+        }
+        return job
+    }
 }
