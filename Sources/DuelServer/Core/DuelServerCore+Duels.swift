@@ -179,7 +179,17 @@ extension DuelServerCore {
     /// A NOTIFY on `duel_events` (see ``DuelNotification``), from any instance.
     func duelEventsNotified(_ payload: String) {
         guard let notification = DuelNotification(payload: payload), notification.origin != instance else { return }
-        duelEventsNotified(notification.ranges.map { ($0.duelID, $0.lastSeq) })
+        // Only duels this instance has players in. A duel it has not heard of is another
+        // instance's: a new one names its players, and one already under way would be
+        // known here if a player of it were (from its `init`, or from their `auth`).
+        // So other instances' duels cost neither a read nor memory here.
+        let relevant = notification.ranges.filter { range in
+            if duelPlayers[range.duelID] != nil || knownSeq[range.duelID] != nil { return true }
+            guard range.players.contains(where: { playerConnections[$0] != nil }) else { return false }
+            duelPlayers[range.duelID] = range.players
+            return true
+        }
+        duelEventsNotified(relevant.map { ($0.duelID, $0.lastSeq) })
     }
 
     /// Events up to each `lastSeq` exist for these duels: one database read fetches the
@@ -190,7 +200,12 @@ extension DuelServerCore {
         for (duel, last) in duels {
             if recentlyFinished.contains(duel) { continue }
             if let known = knownSeq[duel], known >= last { continue }
-            if let players = duelPlayers[duel], !players.contains(where: { playerConnections[$0] != nil }) { continue }
+            if let players = duelPlayers[duel], !players.contains(where: { playerConnections[$0] != nil }) {
+                // None of its players is here (any more): stop tracking it (issue 10 item 14).
+                duelPlayers[duel] = nil
+                knownSeq[duel] = nil
+                continue
+            }
             wanted.append((duel, knownSeq[duel] ?? 0))
         }
         guard !wanted.isEmpty else { return }

@@ -139,7 +139,8 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
                          type: "application/json")
         case "/metrics":
             return .text(200, metrics.render(
-                connections: connections.count, playersOnline: playerConnections.count, timers: deadlines.count, lanes: lanes.statistics),
+                connections: connections.count, playersOnline: playerConnections.count, timers: deadlines.count,
+                trackedDuels: Set(knownSeq.keys).union(duelPlayers.keys).count, lanes: lanes.statistics),
                 type: "text/plain; version=0.0.4")
         default:
             if let (file, type) = files.resolve(path) {

@@ -15,7 +15,7 @@ struct Metrics {
     var queueLengths: [String: Int] = [:]
     var liveDuels = 0
 
-    func render(connections: Int, playersOnline: Int, timers: Int, lanes: DuelLanes.Statistics) -> String {
+    func render(connections: Int, playersOnline: Int, timers: Int, trackedDuels: Int, lanes: DuelLanes.Statistics) -> String {
         var out = ""
         func metric(_ name: String, _ type: String, _ help: String, _ values: [(labels: String, value: Int)]) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
@@ -30,6 +30,7 @@ struct Metrics {
         gauge("quizduel_players_online", "Authenticated players with at least one connection.", playersOnline)
         gauge("quizduel_live_duels", "Duels not yet finished (all instances).", liveDuels)
         gauge("quizduel_scheduled_timers", "Duel deadlines this instance will fire.", timers)
+        gauge("quizduel_tracked_duels", "Live duels this instance keeps delivery bookkeeping for.", trackedDuels)
         metric("quizduel_queue_length", "gauge", "Players waiting per bank.", labelled("bank", queueLengths))
         counter("quizduel_events_sent_total", "Duel events sent to clients.", eventsSent)
         counter("quizduel_messages_received_total", "Client messages received.", messagesReceived)

@@ -27,12 +27,24 @@ struct DuelCache {
 
     /// Finished duels are kept too: the opponent's answer that arrives just after
     /// the last reveal would otherwise rebuild the whole duel only to be refused.
+    /// But only the last `finishedLimit` of them: a finished duel is rarely touched
+    /// again, and full states of thousands of them were most of the cache's memory.
     mutating func remember(_ duel: Duel, version: Int) {
         if entries.updateValue((version, duel), forKey: duel.id) == nil {
             order.append(duel.id)
             evictIfFull()
         }
+        if duel.phase == .finished {
+            finished.append(duel.id)
+            if finished.count > finishedLimit {
+                let oldest = finished.removeFirst()
+                if entries[oldest]?.duel.phase == .finished { entries[oldest] = nil }
+            }
+        }
     }
+
+    private var finished: [String] = []
+    let finishedLimit = 1_000
 
     /// Drops the oldest-inserted entries beyond the limit (ids of finished duels
     /// still in `order` are skipped and simply fall out).

@@ -1,7 +1,9 @@
 /// The `duel_events` NOTIFY payload: which duels got which events, from which instance.
 ///
-///     <instance> <duel>:<first seq>:<last seq> <duel>:<first seq>:<last seq> ...
+///     <instance> <duel>:<first seq>:<last seq> <duel>:<first seq>:<last seq>:<player>:<player> ...
 ///
+/// A new duel's entry also names its players, so an instance that holds neither can
+/// ignore the duel without a database read (and without remembering it).
 /// One batch announces all its duels at once; Postgres caps a payload below
 /// 8000 bytes, so a big batch is split over several payloads (``payloads(origin:ranges:)``).
 public struct DuelNotification: Sendable, Equatable {
@@ -9,11 +11,14 @@ public struct DuelNotification: Sendable, Equatable {
         public let duelID: String
         public let firstSeq: Int
         public let lastSeq: Int
+        /// The duel's players, for a new duel's range only (empty otherwise).
+        public let players: [String]
 
-        public init(duelID: String, firstSeq: Int, lastSeq: Int) {
+        public init(duelID: String, firstSeq: Int, lastSeq: Int, players: [String] = []) {
             self.duelID = duelID
             self.firstSeq = firstSeq
             self.lastSeq = lastSeq
+            self.players = players
         }
     }
 
@@ -25,12 +30,13 @@ public struct DuelNotification: Sendable, Equatable {
     static let maxPayloadBytes = 7_900
 
     /// Payloads announcing `ranges`, each under the size Postgres accepts.
-    static func payloads(origin: String, ranges: [Range]) -> [String] {
+    public static func payloads(origin: String, ranges: [Range]) -> [String] {
         var payloads: [String] = []
         var current = origin.isEmpty ? "-" : origin
         var entries = 0
         for range in ranges {
-            let entry = " \(range.duelID):\(range.firstSeq):\(range.lastSeq)"
+            var entry = " \(range.duelID):\(range.firstSeq):\(range.lastSeq)"
+            for player in range.players { entry += ":" + player }
             if entries > 0 && current.utf8.count + entry.utf8.count > maxPayloadBytes {
                 payloads.append(current)
                 current = origin.isEmpty ? "-" : origin
@@ -52,8 +58,10 @@ public struct DuelNotification: Sendable, Equatable {
         ranges.reserveCapacity(parts.count)
         for part in parts {
             let fields = part.split(separator: ":")
-            guard fields.count == 3, let first = Int(fields[1]), let last = Int(fields[2]), first <= last else { return nil }
-            ranges.append(Range(duelID: String(fields[0]), firstSeq: first, lastSeq: last))
+            guard fields.count == 3 || fields.count == 5, let first = Int(fields[1]), let last = Int(fields[2]),
+                  first <= last else { return nil }
+            ranges.append(Range(duelID: String(fields[0]), firstSeq: first, lastSeq: last,
+                                players: fields.dropFirst(3).map(String.init)))
         }
         self.origin = origin == "-" ? "" : String(origin)
         self.ranges = ranges

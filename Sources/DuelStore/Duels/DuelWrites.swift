@@ -53,7 +53,8 @@ struct DuelWrites {
     }
 
     /// Adds a new duel's start: its events (the row itself is inserted by the caller).
-    mutating func add(_ events: [DuelEvent], duelID: String) -> [StoredEvent] {
+    /// `players` go into the announcement of a new duel (see ``DuelNotification``).
+    mutating func add(_ events: [DuelEvent], duelID: String, players: [String] = []) -> [StoredEvent] {
         let stored = events.map { event in
             StoredEvent(duelID: duelID, seq: event.seq, kind: event.kind, atMs: event.atMs,
                         recordJSON: event.record.json.serialized)
@@ -67,10 +68,11 @@ struct DuelWrites {
         }
         if let first = stored.first, let last = stored.last {
             if let index = rangeIndex[duelID] {
-                ranges[index] = .init(duelID: duelID, firstSeq: ranges[index].firstSeq, lastSeq: last.seq)
+                ranges[index] = .init(duelID: duelID, firstSeq: ranges[index].firstSeq, lastSeq: last.seq,
+                                      players: ranges[index].players)
             } else {
                 rangeIndex[duelID] = ranges.count
-                ranges.append(.init(duelID: duelID, firstSeq: first.seq, lastSeq: last.seq))
+                ranges.append(.init(duelID: duelID, firstSeq: first.seq, lastSeq: last.seq, players: players))
             }
         }
         return stored

@@ -59,7 +59,7 @@ extension PGConnection {
                 questionRows.indexes.append(String(index))
                 questionRows.questions.append(String(question.id))
             }
-            let events = writes.add(step.events, duelID: id)
+            let events = writes.add(step.events, duelID: id, players: [pair.a, pair.b])
             created.append((DuelUpdate(
                 duelID: id, seq: duel.seq, players: [pair.a, pair.b], outcome: step.outcome, events: events,
                 nextDeadlineMs: duel.nextDeadlineMs, finished: false, created: duel), duel))
