@@ -287,6 +287,18 @@ import Testing
         #expect(!duel.playerReconnected(bob, atMs: 70_001).changedState)
     }
 
+    @Test func anAnswerFromADisconnectedPlayerStopsTheAbandonmentClock() {
+        var (duel, _) = Fixture.duel()
+        _ = duel.playerDisconnected(bob, atMs: 2_000)
+        // Question 0 is open from 3 s; bob answers from a connection the rules had not heard of.
+        let answer = duel.answer(player: bob, questionIndex: 0, choice: Fixture.wrong(0), atMs: 4_000)
+        #expect(answer.newAnswers.count == 1)
+        #expect(duel.players[1].connected)
+        #expect(duel.record(for: bob)?.players[1].connected == true)
+        _ = duel.advance(nowMs: 63_000)
+        #expect(duel.result?.reason != .abandoned)
+    }
+
     @Test func bothAbandoningAtOnceIsADraw() {
         var (duel, _) = Fixture.duel()
         _ = duel.playerDisconnected(alice, atMs: 1_000)

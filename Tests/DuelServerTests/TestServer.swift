@@ -50,13 +50,13 @@ final class TestServer: @unchecked Sendable {
     }
 
     /// Runs the `duel-server` executable built next to the tests.
-    static func spawn(conninfo: String? = nil, port: Int? = nil) throws -> TestServer {
+    static func spawn(conninfo: String? = nil, port: Int? = nil, answerMs: Int = 1_500) throws -> TestServer {
         let conninfo = try conninfo ?? TestPostgres.migratedDatabase(seed: true)
         let port = port ?? freePort()
         let process = Process()
         process.executableURL = productsDirectory.appendingPathComponent("duel-server")
         process.arguments = [
-            "--host", "127.0.0.1", "--port", String(port), "--countdown-ms", "100", "--answer-ms", "1500",
+            "--host", "127.0.0.1", "--port", String(port), "--countdown-ms", "100", "--answer-ms", String(answerMs),
             "--reveal-ms", "100", "--abandon-ms", "4000", "--questions", "3", "--db-connections", "4", "--log-level", "warning",
         ]
         var environment = ProcessInfo.processInfo.environment

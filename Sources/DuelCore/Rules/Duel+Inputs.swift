@@ -25,6 +25,10 @@ extension Duel {
                 correct: correct, atMs: atMs, deadlineMs: round.deadlineMs, configuration: configuration)
             let answer = DuelAnswer(player: player, choice: choice, correct: correct, atMs: atMs, points: points)
             rounds[questionIndex].answers.append(answer)
+            // An answer proves its author is there, whatever their sockets say (a new
+            // connection on another instance may not have been seen yet): rule 8's clock stops.
+            players[seat].connected = true
+            players[seat].disconnectedAtMs = nil
             step.newAnswers.append(DuelStep.NewAnswer(
                 questionIndex: questionIndex, answer: answer, elapsedMs: max(0, atMs - round.opensAtMs)))
             players[seat].score += points

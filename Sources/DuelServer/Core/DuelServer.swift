@@ -44,7 +44,7 @@ public final class DuelServer: @unchecked Sendable {
         let instance = String(UUID().uuidString.prefix(8).lowercased())
         // With a live peer, wait until it has seen this instance's heartbeat (its
         // health job runs every second), so it announces events our players need.
-        let peers = try setup.heartbeat(instance: instance)
+        let peers = try setup.heartbeat(instance: instance).peers
         setup.close()
         if peers > 0 { Thread.sleep(forTimeInterval: 1.5) }
         self.instance = instance

@@ -109,6 +109,11 @@ extension DuelServerCore {
             if let previous = connection.player, previous != player { detach(connection, from: previous) }
             connection.player = player
             if let token { connection.tokenHash = Tokens.hash(token) }
+            if playerConnections[player] == nil {
+                // The player's first connection here: every instance can now see them present.
+                let instance = self.instance
+                database(for: nil, { db in try db.markPresent(player: player, instance: instance) }) { _, _, _ in }
+            }
             playerConnections[player, default: []].insert(connection.id)
             var data: JSONObject = ["player": profile?.json ?? .null]
             if let token { data["token"] = .string(token) }
@@ -151,7 +156,10 @@ extension DuelServerCore {
         guard playerConnections[player]?.isEmpty ?? true else { return }
         playerConnections[player] = nil
         let now = Clock.nowMs()
+        let instance = self.instance
         database(for: nil, { db -> String? in
+            // A connection on another live instance keeps the player present there.
+            if try db.markAbsent(player: player, instance: instance) { return nil }
             try db.cancelQueue(player: player)
             return try db.liveDuel(player: player)?.duelID
         }) { core, _, result in

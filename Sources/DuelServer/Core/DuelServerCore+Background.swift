@@ -156,22 +156,40 @@ extension DuelServerCore {
         runMatcher()
     }
 
-    /// Checks the database for /healthz and refreshes the metrics that come from it.
+    /// Checks the database for /healthz and refreshes the metrics that come from it;
+    /// heartbeats this instance and reaps dead ones (their waiters and presence go, and
+    /// their players are reported gone from their live duels).
     func checkHealth() {
         let instance = self.instance
         let window = configuration.loginLimits.windowSeconds
-        database(for: nil, { db -> ([String: Int], Int, Int) in
+        database(for: nil, { db -> (queues: [String: Int], live: Int, beat: (peers: Int, created: Bool),
+                                    orphans: [(player: PlayerID, duel: String)]) in
+            let beat = try db.heartbeat(instance: instance)
+            let orphans = try db.reapDeadInstances()
             try db.forgetOldLoginFailures(windowSeconds: window)
             try db.endExpiredSessions()
-            return (try db.queueLengths(), try db.liveDuelCount(), try db.heartbeat(instance: instance))
+            return (try db.queueLengths(), try db.liveDuelCount(), beat, orphans)
         }) { core, _, result in
             let now = Clock.nowMs()
             switch result {
-            case .success(let (queues, live, peers)):
-                core.lanes.setAnnouncing(peers > 0)
+            case .success(let health):
+                core.lanes.setAnnouncing(health.beat.peers > 0)
                 core.databaseHealthy = (true, now, "ok")
-                core.metrics.queueLengths = queues
-                core.metrics.liveDuels = live
+                core.metrics.queueLengths = health.queues
+                core.metrics.liveDuels = health.live
+                if health.beat.created {
+                    // Other instances took this one for dead (a stall of 10 s) and deleted
+                    // its presence rows: register its players again.
+                    core.logger.warning("instance row was reaped while alive; re-registering presence")
+                    let players = Array(core.playerConnections.keys)
+                    core.database(for: nil, { db in try db.markPresent(players: players, instance: instance) }) { _, _, _ in }
+                }
+                for orphan in health.orphans {
+                    core.duelInput(for: nil, duel: orphan.duel, .disconnected(player: orphan.player, atMs: now)) {
+                        core, _, result in
+                        if case .success(let update?) = result { core.apply(update) }
+                    }
+                }
             case .failure(let error):
                 core.databaseHealthy = (false, now, "database: \(error)")
             }

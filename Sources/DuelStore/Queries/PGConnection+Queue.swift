@@ -26,9 +26,10 @@ extension PGConnection {
                 ON CONFLICT DO NOTHING
                 RETURNING 1),
             queued AS (
-                INSERT INTO match_queue (player_id, bank_id, rating)
+                INSERT INTO match_queue (player_id, bank_id, rating, instance)
                 SELECT \(player)::uuid, go.id,
-                       coalesce((SELECT rating FROM ratings WHERE player_id = \(player)::uuid AND bank_id = go.id), 1500)
+                       coalesce((SELECT rating FROM ratings WHERE player_id = \(player)::uuid AND bank_id = go.id), 1500),
+                       nullif(\(notificationOrigin), '')
                   FROM go
                 ON CONFLICT DO NOTHING
                 RETURNING bank_id, \(unsafeRaw: SQLTime.ms("enqueued_at")) AS at)

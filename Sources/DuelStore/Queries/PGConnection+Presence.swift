@@ -1,0 +1,55 @@
+import DuelCore
+
+/// Presence across instances (migration 008): which live instances hold a connection
+/// of each player, and the reaping of dead instances.
+extension PGConnection {
+    /// This instance holds a connection of `player` now.
+    public func markPresent(player: PlayerID, instance: String) throws {
+        try query("""
+            INSERT INTO presence (player_id, instance) VALUES (\(player)::uuid, \(instance)) ON CONFLICT DO NOTHING
+            """)
+    }
+
+    /// Re-registers every player this instance holds (after its instance row was reaped
+    /// while it was alive, e.g. a long stall).
+    public func markPresent(players: [PlayerID], instance: String) throws {
+        guard !players.isEmpty else { return }
+        try query("""
+            INSERT INTO presence (player_id, instance)
+            SELECT p, \(instance) FROM unnest(\(PGArray(players.map { Optional($0) }))::uuid[]) AS p
+            ON CONFLICT DO NOTHING
+            """)
+    }
+
+    /// This instance's last connection of `player` closed. Returns whether another live
+    /// instance (heartbeat within `aliveWithinMs`) still holds one.
+    public func markAbsent(player: PlayerID, instance: String, aliveWithinMs: Int64 = 3_000) throws -> Bool {
+        try query("""
+            WITH gone AS (DELETE FROM presence WHERE player_id = \(player)::uuid AND instance = \(instance) RETURNING 1)
+            SELECT EXISTS (
+                SELECT 1 FROM presence p JOIN instances i ON i.id = p.instance
+                 WHERE p.player_id = \(player)::uuid AND p.instance <> \(instance)
+                   AND i.heartbeat_at > now() - make_interval(secs => \(aliveWithinMs) / 1000.0)) AS elsewhere
+            """)[0].bool("elsewhere")
+    }
+
+    /// Deletes the instances silent for `deadAfterMs`, with the presence rows and queue
+    /// entries they held. Returns the live duels of players no live instance holds any
+    /// more: their presence must be reported gone. One caller wins each dead instance
+    /// (the DELETE), so the report is made once.
+    public func reapDeadInstances(deadAfterMs: Int64 = 10_000) throws -> [(player: PlayerID, duel: String)] {
+        try transaction { db in
+            try db.query("""
+                WITH dead AS (
+                    DELETE FROM instances WHERE heartbeat_at < now() - make_interval(secs => \(deadAfterMs) / 1000.0)
+                    RETURNING id),
+                queued AS (DELETE FROM match_queue WHERE instance IN (SELECT id FROM dead) RETURNING 1),
+                held AS (DELETE FROM presence WHERE instance IN (SELECT id FROM dead) RETURNING player_id)
+                SELECT DISTINCT h.player_id::text AS player, l.duel_id::text AS duel
+                  FROM held h JOIN live_duel_players l ON l.player_id = h.player_id
+                 WHERE NOT EXISTS (SELECT 1 FROM presence x
+                                    WHERE x.player_id = h.player_id AND x.instance NOT IN (SELECT id FROM dead))
+                """).map { (try $0.string("player"), try $0.string("duel")) }
+        }
+    }
+}
