@@ -49,6 +49,19 @@ import Testing
         #expect(pairs[1].1.player == "late")
     }
 
+    @Test func aPartnerOnTheSameInstanceIsPreferredWithinTheGap() {
+        func on(_ id: String, _ rating: Double, _ at: Int64, _ instance: String) -> QueueEntry {
+            QueueEntry(player: id, rating: rating, enqueuedAtMs: at, instance: instance)
+        }
+        let pairs = policy.pairs([
+            on("first", 1500, 0, "x"), on("closest-elsewhere", 1501, 10, "y"), on("same", 1560, 20, "x"),
+            on("far-same", 2400, 30, "x"),
+        ], nowMs: 1_000)
+        #expect(pairs.first.map { [$0.0.player, $0.1.player] } == ["first", "same"])
+        // Beyond the accepted gap, the same instance does not count: the closest acceptable partner wins.
+        #expect(!pairs.contains { $0.0.player == "first" && $0.1.player == "far-same" })
+    }
+
     @Test func theMatchingIsMaximalAndDisjoint() {
         var generator = SplitMix(seed: 7)
         for round in 0..<200 {

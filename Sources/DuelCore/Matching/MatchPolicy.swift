@@ -4,11 +4,14 @@ public struct QueueEntry: Sendable, Equatable, Hashable {
     /// The player's rating in the bank they queue for.
     public let rating: Double
     public let enqueuedAtMs: Int64
+    /// The server instance holding the player's connection, when known.
+    public let instance: String?
 
-    public init(player: PlayerID, rating: Double, enqueuedAtMs: Int64) {
+    public init(player: PlayerID, rating: Double, enqueuedAtMs: Int64, instance: String? = nil) {
         self.player = player
         self.rating = rating
         self.enqueuedAtMs = enqueuedAtMs
+        self.instance = instance
     }
 }
 
@@ -49,9 +52,13 @@ public struct MatchPolicy: Sendable, Equatable {
     /// Pairs chosen among `entries` (one bank's waiters) at `nowMs`.
     ///
     /// Earlier waiters choose first; each takes the acceptable partner with the
-    /// closest rating (the earlier waiter on a tie). The result is maximal: no two
-    /// players left unpaired would accept each other. A player listed twice is
-    /// considered once.
+    /// closest rating (the earlier waiter on a tie), preferring one held by the same
+    /// server instance: both players' events are then delivered by the instance that
+    /// commits them, with no NOTIFY and database read on a second instance (with two
+    /// instances, duels across them cost a fifth of the throughput). Acceptability is
+    /// unchanged, so no rating gap beyond the rule is ever accepted for it. The result
+    /// is maximal: no two players left unpaired would accept each other. A player
+    /// listed twice is considered once.
     public func pairs(_ entries: [QueueEntry], nowMs: Int64) -> [(QueueEntry, QueueEntry)] {
         var seen = Set<PlayerID>()
         let waiting = entries
@@ -63,8 +70,11 @@ public struct MatchPolicy: Sendable, Equatable {
             var best: Int?
             for j in waiting.indices where j > i && !taken[j] && accepts(waiting[i], waiting[j], nowMs: nowMs) {
                 if let current = best {
+                    let apart = { (k: Int) in waiting[k].instance == nil || waiting[k].instance != waiting[i].instance }
                     let gap = abs(waiting[j].rating - waiting[i].rating)
-                    if gap < abs(waiting[current].rating - waiting[i].rating) { best = j }
+                    if (apart(j) ? 1 : 0, gap) < (apart(current) ? 1 : 0, abs(waiting[current].rating - waiting[i].rating)) {
+                        best = j
+                    }
                 } else {
                     best = j
                 }

@@ -82,7 +82,7 @@ extension PGConnection {
     ) throws -> [DuelUpdate] {
         try transaction { connection in
             let rows = try connection.query("""
-                SELECT player_id::text AS player, rating, \(unsafeRaw: SQLTime.ms("enqueued_at")) AS at,
+                SELECT player_id::text AS player, rating, instance, \(unsafeRaw: SQLTime.ms("enqueued_at")) AS at,
                        \(unsafeRaw: SQLTime.ms("clock_timestamp()")) AS now
                   FROM match_queue WHERE bank_id = \(bankID)
                  ORDER BY enqueued_at
@@ -93,7 +93,8 @@ extension PGConnection {
             // Waiting time is measured on the database's clock, where enqueue times come from.
             let databaseNow = try rows[0].int64("now")
             let entries = try rows.map {
-                QueueEntry(player: try $0.string("player"), rating: try $0.double("rating"), enqueuedAtMs: try $0.int64("at"))
+                QueueEntry(player: try $0.string("player"), rating: try $0.double("rating"), enqueuedAtMs: try $0.int64("at"),
+                           instance: $0.optionalString("instance"))
             }
             let pairs = policy.pairs(entries, nowMs: databaseNow).map { (a: $0.0.player, b: $0.1.player) }
             guard !pairs.isEmpty else { return [] }
