@@ -62,6 +62,15 @@ import Testing
         #expect(!pairs.contains { $0.0.player == "first" && $0.1.player == "far-same" })
     }
 
+    @Test func playersOnDifferentInstancesPairOnlyAfterAShortWait() {
+        let apart = [QueueEntry(player: "a", rating: 1500, enqueuedAtMs: 0, instance: "x"),
+                     QueueEntry(player: "b", rating: 1500, enqueuedAtMs: 100, instance: "y")]
+        #expect(policy.pairs(apart, nowMs: policy.crossInstanceAfterMs - 1).isEmpty)
+        #expect(policy.pairs(apart, nowMs: policy.crossInstanceAfterMs).count == 1)
+        // Unknown instances (rows queued before migration 008) pair as before.
+        #expect(policy.pairs([entry("c", 1500, 0), entry("d", 1500, 0)], nowMs: 0).count == 1)
+    }
+
     @Test func theMatchingIsMaximalAndDisjoint() {
         var generator = SplitMix(seed: 7)
         for round in 0..<200 {

@@ -29,11 +29,19 @@ public struct MatchPolicy: Sendable, Equatable {
     public var gapGrowthPerSecond: Double
     /// After this long, a waiter accepts anyone.
     public var alwaysPairAfterMs: Int64
+    /// Until one of them has waited this long, two players held by different server
+    /// instances are not paired. A duel across instances costs both instances work on
+    /// every event (each applies its own player's inputs, so they contend for the duel's
+    /// row and rebuild its state from the log, and each reads the other's events); under
+    /// load a partner on the same instance turns up within milliseconds.
+    public var crossInstanceAfterMs: Int64
 
-    public init(initialGap: Double = 100, gapGrowthPerSecond: Double = 40, alwaysPairAfterMs: Int64 = 25_000) {
+    public init(initialGap: Double = 100, gapGrowthPerSecond: Double = 40, alwaysPairAfterMs: Int64 = 25_000,
+                crossInstanceAfterMs: Int64 = 250) {
         self.initialGap = initialGap
         self.gapGrowthPerSecond = gapGrowthPerSecond
         self.alwaysPairAfterMs = alwaysPairAfterMs
+        self.crossInstanceAfterMs = crossInstanceAfterMs
     }
 
     /// The rating gap a player who has waited `waitedMs` accepts.
@@ -46,6 +54,7 @@ public struct MatchPolicy: Sendable, Equatable {
     public func accepts(_ a: QueueEntry, _ b: QueueEntry, nowMs: Int64) -> Bool {
         guard a.player != b.player else { return false }
         let longestWait = max(nowMs - a.enqueuedAtMs, nowMs - b.enqueuedAtMs)
+        if let one = a.instance, let other = b.instance, one != other, longestWait < crossInstanceAfterMs { return false }
         return abs(a.rating - b.rating) <= acceptedGap(waitedMs: longestWait)
     }
 

@@ -5,8 +5,10 @@ extension PGConnection {
     ///
     /// Refuses with `unknown_bank`, `bank_empty` (fewer than `questionsNeeded`
     /// active questions), `in_duel` or `already_queued`, changing nothing.
-    /// Announces the new entry on channel `match_queue` so every instance's
-    /// matcher looks at the bank at once. One statement, one round trip: every
+    /// No NOTIFY: the instance that took the request runs its matcher at once (and
+    /// every instance looks every 250 ms). A NOTIFY takes Postgres's global notify
+    /// lock from its commit to the end of the WAL flush, and with it every queueing
+    /// and every announcing commit waited in one line. One statement, one round trip: every
     /// check and write happens in it, and a second request of the same player
     /// racing this one finds the queue's primary key taken.
     public func enqueue(player: PlayerID, bank slug: String, questionsNeeded: Int = 1) throws -> Int64 {
@@ -35,8 +37,7 @@ extension PGConnection {
                 RETURNING bank_id, \(unsafeRaw: SQLTime.ms("enqueued_at")) AS at)
             SELECT (SELECT id FROM b) AS bank, (SELECT active FROM b) AS active,
                    (SELECT in_duel FROM player) AS in_duel,
-                   (SELECT at FROM queued) AS at,
-                   (SELECT pg_notify('match_queue', bank_id::text) FROM queued) AS notified
+                   (SELECT at FROM queued) AS at
             """)[0]
         if let at = try row.optionalInt64("at") { return at }
         guard row["bank"] != nil else { throw StoreError(.unknownBank) }
