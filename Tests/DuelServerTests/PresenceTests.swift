@@ -38,6 +38,24 @@ import Testing
         _ = a
     }
 
+    /// Both players on one instance: that instance announces nothing (no NOTIFY) until one
+    /// of them also connects elsewhere; then the other connection gets the live events too.
+    @Test func aSecondConnectionOnAnotherInstanceGetsLiveEvents() async throws {
+        let first = try TestServer.start { $0.duel.answerWindowMs = 4_000 }
+        defer { first.stop() }
+        let second = try TestServer.start { $0.duel.answerWindowMs = 4_000; $0.databaseURL = first.conninfo }
+        defer { second.stop() }
+        try await Task.sleep(for: .seconds(2))
+        let (a, b, duel) = try await startDuel(first.url)
+        _ = await a.client.nextEvent("question")
+        let (elsewhere, auth) = try await b.reconnect(second.url)
+        #expect(auth["ok"] == true)
+        try await Task.sleep(for: .milliseconds(300))
+        _ = try await a.client.request("answer", ["duel_id": .string(duel), "question_index": 0, "choice": 0])
+        let answered = await elsewhere.client.nextEvent("answered", timeout: .seconds(3))
+        #expect(answered?["duel_id"]?.string == duel)
+    }
+
     @Test func aDeadInstancesWaitersAndPlayersExpire() async throws {
         let survivor = try TestServer.start { $0.duel.answerWindowMs = 8_000; $0.duel.questionCount = 5 }
         defer { survivor.stop() }

@@ -65,13 +65,14 @@ public final class DuelServer: @unchecked Sendable {
         lanes.setAfterBatch { [lws] in lws?.wake() }
         let core = self.core!
         core.listener = NotificationListener(
-            conninfo: conninfo, channels: ["duel_events", "queue_evictions", "sessions_ended"], logger: logger,
+            conninfo: conninfo, channels: ["duel_events", "queue_evictions", "sessions_ended", "presence_shared"], logger: logger,
             deliver: { channel, payload in
                 core.post { core in
                     switch channel {
                     case "duel_events": core.duelEventsNotified(payload)
                     case "queue_evictions": core.queueEvictionsNotified(payload)
                     case "sessions_ended": core.sessionsEndedNotified(payload)
+                    case "presence_shared": core.presenceSharedNotified(payload)
                     default: break
                     }
                 }

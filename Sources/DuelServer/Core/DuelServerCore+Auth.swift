@@ -8,6 +8,7 @@ extension DuelServerCore {
     func signup(_ connection: Connection, _ ref: RequestRef?, _ username: String, _ password: String) {
         let id = connection.id
         let lifetime = configuration.tokenLifetimeSeconds
+        let instance = self.instance
         let queued = hashing.submit(address: connection.address, connection: id) { [self] in
             guard let hash = Passwords.hash(password) else {
                 post { core in core.connections[id].map { core.fail($0, ref, ProtocolError(.internal)) } }
@@ -19,6 +20,7 @@ extension DuelServerCore {
                 core.database(for: connection, { db -> (PlayerID, PlayerProfile?) in
                     let player = try db.createPlayer(username: username, passwordHash: hash)
                     try db.createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
+                    try db.markPresent(player: player, instance: instance)
                     return (player, try db.profile(player: player))
                 }) { core, connection, result in
                     core.finishLogin(connection, ref, token: token, result: result.map { ($0.0, $0.1, nil) })
@@ -34,6 +36,7 @@ extension DuelServerCore {
         let address = connection.address
         let limits = configuration.loginLimits
         let lifetime = configuration.tokenLifetimeSeconds
+        let instance = self.instance
         database(for: connection, { db in
             try db.loginAttempt(username: username, address: address, limits: limits)
         }) { core, connection, result in
@@ -58,6 +61,7 @@ extension DuelServerCore {
                         core.database(for: connection, { db -> (PlayerID, PlayerProfile?, StoredEvent?) in
                             try db.loginSucceeded(username: username)
                             try db.createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
+                            try db.markPresent(player: player, instance: instance)
                             return (player, try db.profile(player: player), try db.liveDuel(player: player))
                         }) { core, connection, result in
                             core.finishLogin(connection, ref, token: token, result: result)
@@ -78,8 +82,12 @@ extension DuelServerCore {
 
     func authenticate(_ connection: Connection, _ ref: RequestRef?, token: String) {
         let hash = Tokens.hash(token)
+        let instance = self.instance
         database(for: connection, { db -> (PlayerID, PlayerProfile?, StoredEvent?)? in
             guard let player = try db.sessionPlayer(tokenHash: hash) else { return nil }
+            // Registered before the reply: once the client hears it is signed in here,
+            // every instance sees it present (it may close its other sockets next).
+            try db.markPresent(player: player, instance: instance)
             return (player, try db.profile(player: player), try db.liveDuel(player: player))
         }) { core, connection, result in
             guard let connection else { return }
@@ -112,7 +120,9 @@ extension DuelServerCore {
             if playerConnections[player] == nil {
                 // The player's first connection here: every instance can now see them present.
                 let instance = self.instance
-                database(for: nil, { db in try db.markPresent(player: player, instance: instance) }) { _, _, _ in }
+                database(for: nil, { db in try db.markPresent(player: player, instance: instance) }) { core, _, result in
+                    if case .success(true) = result { core.sharedPlayers.insert(player) }
+                }
             }
             playerConnections[player, default: []].insert(connection.id)
             var data: JSONObject = ["player": profile?.json ?? .null]
@@ -155,6 +165,7 @@ extension DuelServerCore {
         playerConnections[player]?.remove(connection.id)
         guard playerConnections[player]?.isEmpty ?? true else { return }
         playerConnections[player] = nil
+        sharedPlayers.remove(player)
         let now = Clock.nowMs()
         let instance = self.instance
         database(for: nil, { db -> String? in

@@ -53,13 +53,15 @@ extension DuelServerCore {
         let policy = configuration.matchPolicy
         let duelRules = configuration.duel
         let logger = self.logger
+        let shared = sharedPlayers
         database(for: nil, { db -> [DuelUpdate] in
             try db.evictWaitersOfShortBanks(questionsNeeded: duelRules.questionCount)
             var created: [DuelUpdate] = []
             for bank in try db.banksWithWaitingPairs() {
                 // One bank's failure must not stop the others' matchmaking.
                 do {
-                    created += try db.claimPairs(bankID: bank, policy: policy, configuration: duelRules, nowMs: Clock.nowMs())
+                    created += try db.claimPairs(
+                        bankID: bank, policy: policy, configuration: duelRules, nowMs: Clock.nowMs(), shared: shared)
                 } catch {
                     logger.warning("matcher: bank failed", metadata: ["bank": "\(bank)", "error": "\(error)"])
                 }
@@ -93,6 +95,12 @@ extension DuelServerCore {
             connection.tokenHash = nil
             lws.close(connection, .policyViolation, "signed out: the session ended")
         }
+    }
+
+    /// Another instance holds a connection of this player too (NOTIFY `presence_shared`):
+    /// their duels' events must be announced even when this instance holds both players.
+    func presenceSharedNotified(_ player: String) {
+        sharedPlayers.insert(player)
     }
 
     /// Players of this instance whose bank can no longer fill a duel were taken out of its

@@ -38,6 +38,8 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     /// The last `banks` answer and when it was read; requests waiting for the next read.
     var banksCache: (atMs: Int64, data: JSONObject)?
     var banksWaiting: [(connection: UInt64, ref: RequestRef?)] = []
+    /// Players this instance holds who are also connected on another instance.
+    var sharedPlayers = Set<PlayerID>()
     /// Numbers `resume` requests, so a finished read clears only its own hold.
     var resumeGeneration = 0
 
@@ -183,7 +185,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     ) {
         let id = connection?.id
         let started = DispatchTime.now().uptimeNanoseconds
-        lanes.submit(duel: duel, input) { [self] result in
+        lanes.submit(duel: duel, input, announce: needsAnnouncement(duel)) { [self] result in
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
             // No wake-up per result: the lane wakes the loop once after its batch.
             inbox.post { core in
@@ -193,8 +195,15 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
         }
     }
 
-    /// Runs `job` on a database worker, then `then` on the lws thread with the
-    /// connection (if still open) and the result.
+    /// Whether another instance must hear of this duel's next events (NOTIFY): unless
+    /// this instance holds every player of it and none is also connected elsewhere.
+    /// With two instances, a NOTIFY per batch held Postgres's global notify lock through
+    /// each lane's WAL flush, so the instances' commits queued behind one another.
+    func needsAnnouncement(_ duel: String) -> Bool {
+        guard let players = duelPlayers[duel] else { return true }
+        return players.contains { playerConnections[$0] == nil || sharedPlayers.contains($0) }
+    }
+
     /// Runs `job` on a database worker, then `then` on the lws thread. Jobs for a
     /// connection are players' requests (normal priority); jobs for none are the server's
     /// own work (urgent), unless the caller says otherwise.

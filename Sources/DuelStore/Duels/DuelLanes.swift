@@ -37,8 +37,9 @@ public final class DuelLanes: Sendable {
     }
 
     /// Queues `input` for `duel`; `completion` runs on the lane's thread after the commit.
-    public func submit(duel: String, _ input: DuelInput, completion: @escaping Completion) {
-        lane(of: duel).submit(DuelInputItem(duelID: duel, input: input), completion: completion)
+    /// `announce`: see ``DuelInputItem/announce``.
+    public func submit(duel: String, _ input: DuelInput, announce: Bool = true, completion: @escaping Completion) {
+        lane(of: duel).submit(DuelInputItem(duelID: duel, input: input, announce: announce), completion: completion)
     }
 
     /// Hands a duel's freshly created state to the lane that will run it, so its

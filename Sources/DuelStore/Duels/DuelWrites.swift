@@ -30,7 +30,9 @@ struct DuelWrites {
 
     /// Adds one step's writes; `version` is the duel's input count after it.
     /// Returns the step's events as stored (the record serialized once, here).
-    mutating func add(_ step: DuelStep, duelID: String, bankID: Int, input: DuelInput, version: Int) -> [StoredEvent] {
+    mutating func add(
+        _ step: DuelStep, duelID: String, bankID: Int, input: DuelInput, version: Int, announce: Bool = true
+    ) -> [StoredEvent] {
         guard step.logsInput, let row = step.row else { return [] }
         logInput(input, duelID: duelID, n: version)
         setRow(row, duelID: duelID, version: version)
@@ -44,7 +46,7 @@ struct DuelWrites {
             answerElapsed.append(String(new.elapsedMs))
             answerAts.append(String(new.answer.atMs))
         }
-        let events = add(step.events, duelID: duelID)
+        let events = add(step.events, duelID: duelID, announce: announce)
         if let result = step.completion {
             completions.append((duelID, bankID, result))
             finished.append(duelID)
@@ -54,7 +56,7 @@ struct DuelWrites {
 
     /// Adds a new duel's start: its events (the row itself is inserted by the caller).
     /// `players` go into the announcement of a new duel (see ``DuelNotification``).
-    mutating func add(_ events: [DuelEvent], duelID: String, players: [String] = []) -> [StoredEvent] {
+    mutating func add(_ events: [DuelEvent], duelID: String, players: [String] = [], announce: Bool = true) -> [StoredEvent] {
         let stored = events.map { event in
             StoredEvent(duelID: duelID, seq: event.seq, kind: event.kind, atMs: event.atMs,
                         recordJSON: event.record.json.serialized)
@@ -66,7 +68,7 @@ struct DuelWrites {
             eventAts.append(String(event.atMs))
             eventRecords.append(event.recordJSON)
         }
-        if let first = stored.first, let last = stored.last {
+        if announce, let first = stored.first, let last = stored.last {
             if let index = rangeIndex[duelID] {
                 ranges[index] = .init(duelID: duelID, firstSeq: ranges[index].firstSeq, lastSeq: last.seq,
                                       players: ranges[index].players)

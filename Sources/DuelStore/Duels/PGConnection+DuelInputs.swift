@@ -72,7 +72,8 @@ extension PGConnection {
             guard var state = states[item.duelID], let bank = banks[item.duelID] else { continue }
             let step = state.duel.apply(item.input)
             if step.logsInput { state.version += 1 }
-            let events = writes.add(step, duelID: item.duelID, bankID: bank, input: item.input, version: state.version)
+            let events = writes.add(step, duelID: item.duelID, bankID: bank, input: item.input, version: state.version,
+                                    announce: item.announce)
             states[item.duelID] = state
             updates[index] = DuelUpdate(
                 duelID: item.duelID, seq: state.duel.seq, players: state.duel.players.map(\.id),

@@ -10,8 +10,10 @@ extension PGConnection {
     /// duel rows, their questions, the live-duel markers and the `init` events,
     /// and NOTIFYs for all. Returns each duel's update and its engine state (which
     /// the caller may hand to the lane that will run it).
+    /// `announce(pair)`: whether other instances must hear of that duel's `init`.
     public func createDuels(
-        bankID: Int, pairs: [Pairing], configuration: DuelConfiguration, nowMs: Int64
+        bankID: Int, pairs: [Pairing], configuration: DuelConfiguration, nowMs: Int64,
+        announce: (Pairing) -> Bool = { _ in true }
     ) throws -> [(update: DuelUpdate, duel: Duel)] {
         guard !pairs.isEmpty else { return [] }
         guard let bank = try query("SELECT slug FROM banks WHERE id = \(bankID)").first else {
@@ -59,7 +61,7 @@ extension PGConnection {
                 questionRows.indexes.append(String(index))
                 questionRows.questions.append(String(question.id))
             }
-            let events = writes.add(step.events, duelID: id, players: [pair.a, pair.b])
+            let events = writes.add(step.events, duelID: id, players: [pair.a, pair.b], announce: announce(pair))
             created.append((DuelUpdate(
                 duelID: id, seq: duel.seq, players: [pair.a, pair.b], outcome: step.outcome, events: events,
                 nextDeadlineMs: duel.nextDeadlineMs, finished: false, created: duel), duel))

@@ -3,11 +3,21 @@ import DuelCore
 /// Presence across instances (migration 008): which live instances hold a connection
 /// of each player, and the reaping of dead instances.
 extension PGConnection {
-    /// This instance holds a connection of `player` now.
-    public func markPresent(player: PlayerID, instance: String) throws {
+    /// This instance holds a connection of `player` now. Returns whether another live
+    /// instance holds one too; then it is told (NOTIFY `presence_shared`, payload the
+    /// player), so that each announces the player's duel events to the other.
+    @discardableResult
+    public func markPresent(player: PlayerID, instance: String, aliveWithinMs: Int64 = 3_000) throws -> Bool {
         try query("""
-            INSERT INTO presence (player_id, instance) VALUES (\(player)::uuid, \(instance)) ON CONFLICT DO NOTHING
-            """)
+            WITH here AS (
+                INSERT INTO presence (player_id, instance) VALUES (\(player)::uuid, \(instance)) ON CONFLICT DO NOTHING),
+            elsewhere AS (
+                SELECT EXISTS (
+                    SELECT 1 FROM presence p JOIN instances i ON i.id = p.instance
+                     WHERE p.player_id = \(player)::uuid AND p.instance <> \(instance)
+                       AND i.heartbeat_at > now() - make_interval(secs => \(aliveWithinMs) / 1000.0)) AS shared)
+            SELECT shared, CASE WHEN shared THEN pg_notify('presence_shared', \(player)) END AS told FROM elsewhere
+            """)[0].bool("shared")
     }
 
     /// Re-registers every player this instance holds (after its instance row was reaped

@@ -79,13 +79,21 @@ extension PGConnection {
         policy: MatchPolicy,
         configuration: DuelConfiguration,
         nowMs: Int64,
-        batch: Int = 500
+        batch: Int = 500,
+        shared: Set<PlayerID> = []
     ) throws -> [DuelUpdate] {
         try transaction { connection in
             let rows = try connection.query("""
                 SELECT player_id::text AS player, rating, instance, \(unsafeRaw: SQLTime.ms("enqueued_at")) AS at,
                        \(unsafeRaw: SQLTime.ms("clock_timestamp()")) AS now
-                  FROM match_queue WHERE bank_id = \(bankID)
+                  FROM match_queue
+                 WHERE bank_id = \(bankID)
+                   -- This instance's own waiters; others' once they could pair across
+                   -- instances (MatchPolicy.crossInstanceAfterMs). The instance that
+                   -- holds both players creates their duel, so its state, timers and
+                   -- deliveries stay where the inputs arrive.
+                   AND (instance IS NULL OR instance = \(notificationOrigin) OR \(notificationOrigin) = ''
+                        OR enqueued_at < now() - make_interval(secs => \(policy.crossInstanceAfterMs) / 1000.0))
                  ORDER BY enqueued_at
                  LIMIT \(batch)
                    FOR UPDATE SKIP LOCKED
@@ -102,8 +110,15 @@ extension PGConnection {
             try connection.query("""
                 DELETE FROM match_queue WHERE player_id = ANY(\(PGArray(pairs.flatMap { [$0.a, $0.b] }))::uuid[])
                 """)
+            // Another instance must hear of a duel unless this one holds both players
+            // (and neither is also connected elsewhere: `shared`).
+            let instances = Dictionary(entries.map { ($0.player, $0.instance) }, uniquingKeysWith: { first, _ in first })
+            let own = connection.notificationOrigin
             let created = try connection.createDuels(
-                bankID: bankID, pairs: pairs, configuration: configuration, nowMs: nowMs
+                bankID: bankID, pairs: pairs, configuration: configuration, nowMs: nowMs,
+                announce: { pair in
+                    own.isEmpty || [pair.a, pair.b].contains { instances[$0] != own || shared.contains($0) }
+                }
             ).map(\.update)
             return created
         }
