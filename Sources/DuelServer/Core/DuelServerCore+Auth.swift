@@ -130,7 +130,7 @@ extension DuelServerCore {
             if let live {
                 // Live events continue from this record on.
                 connection.deliveredSeq[live.duelID] = max(connection.deliveredSeq[live.duelID] ?? 0, live.seq)
-                knownSeq[live.duelID] = max(knownSeq[live.duelID] ?? 0, live.seq)
+                book.saw(live.duelID, seq: live.seq)
                 data["duel"] = (try? JSONParser.parse(live.recordJSON)) ?? .null
                 reconnected(player, duel: live.duelID)
             } else if token == nil {

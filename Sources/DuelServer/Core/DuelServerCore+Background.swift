@@ -157,7 +157,12 @@ extension DuelServerCore {
                 for id in ids {
                     guard let connection = core.connections[id] else { continue }
                     let delivered = connection.deliveredSeq[live.duelID] ?? 0
-                    if delivered < live.seq { core.duelEventsNotified([(live.duelID, live.seq)]) }
+                    if delivered < live.seq {
+                        // Naming the local player makes the duel relevant even if its `init`
+                        // announcement was missed; the read brings its full player list.
+                        core.readEvents([DuelNotification.Range(
+                            duelID: live.duelID, firstSeq: delivered + 1, lastSeq: live.seq, players: [player])])
+                    }
                 }
             }
         }

@@ -79,7 +79,7 @@ extension DuelServerCore {
                 let delivered = events.last?.seq ?? afterSeq
                 connection.deliveredSeq[duel] = delivered
                 guard current, events.last?.kind != .complete else { return }
-                if core.recentlyFinished.contains(duel) || (core.knownSeq[duel] ?? 0) > delivered {
+                if core.book.isFinished(duel) || (core.book.seenSeq(duel) ?? 0) > delivered {
                     core.catchUp(connection, duel: duel, after: delivered)
                 }
             case .failure(let error): core.fail(connection, ref, core.protocolError(error))
@@ -107,15 +107,14 @@ extension DuelServerCore {
     /// Handles a committed duel transaction of this instance: deliver, remember, schedule.
     func apply(_ update: DuelUpdate) {
         if let created = update.created { lanes.seed(created) }
-        if !recentlyFinished.contains(update.duelID) { duelPlayers[update.duelID] = update.players }
+        book.setPlayers(update.players, of: update.duelID)
         deliver(update.events, players: update.players)
         if update.finished {
             markFinished(update.duelID)
             deadlines.cancel(update.duelID)
-        } else if let deadline = update.nextDeadlineMs, update.seq >= (timerSeq[update.duelID] ?? 0) {
+        } else if let deadline = update.nextDeadlineMs, book.shouldArmTimer(update.duelID, seq: update.seq) {
             // The newest state knows the next deadline: replace what an older one armed,
             // so a question answered early does not leave a useless wake-up behind.
-            timerSeq[update.duelID] = update.seq
             schedule(update.duelID, atMs: deadline, replace: true)
         }
     }
@@ -123,9 +122,9 @@ extension DuelServerCore {
     /// Sends stored events to every local connection of `players`, each event once
     /// and in seq order. A connection that would see a gap fetches what it missed.
     func deliver(_ events: [StoredEvent], players: [PlayerID]) {
-        guard let last = events.last, !recentlyFinished.contains(last.duelID) else { return }
+        guard let last = events.last, !book.isFinished(last.duelID) else { return }
         let completes = events.contains { $0.kind == .complete }
-        knownSeq[last.duelID] = max(knownSeq[last.duelID] ?? 0, last.seq)
+        book.saw(last.duelID, seq: last.seq)
         // Each event's envelope is built once and sent to every connection as is.
         let now = Clock.nowMs()
         var messages = [String?](repeating: nil, count: events.count)
@@ -158,15 +157,7 @@ extension DuelServerCore {
     /// Forgets a finished duel's bookkeeping, remembering only that it finished,
     /// so a late NOTIFY of its last events is not delivered twice.
     func markFinished(_ duel: String) {
-        knownSeq[duel] = nil
-        timerSeq[duel] = nil
-        duelPlayers[duel] = nil
-        if recentlyFinished.insert(duel).inserted {
-            finishedOrder.append(duel)
-            if finishedOrder.count > 50_000 {
-                recentlyFinished.remove(finishedOrder.removeFirst())
-            }
-        }
+        book.finish(duel)
     }
 
     private func fillGap(_ connection: Connection, duel: String, after: Int) {
@@ -176,44 +167,24 @@ extension DuelServerCore {
         }
     }
 
-    /// A NOTIFY on `duel_events` (see ``DuelNotification``), from any instance.
+    /// A NOTIFY on `duel_events` (see ``DuelNotification``), from any instance: one
+    /// database read fetches what this instance has not delivered of the duels whose
+    /// players it holds (``DuelBook/wanted(_:isLocal:)``). One read per notification, not
+    /// per duel: another instance's batch names many duels.
     func duelEventsNotified(_ payload: String) {
         guard let notification = DuelNotification(payload: payload), notification.origin != instance else { return }
-        // Only duels this instance has players in. A duel it has not heard of is another
-        // instance's: a new one names its players, and one already under way would be
-        // known here if a player of it were (from its `init`, or from their `auth`).
-        // So other instances' duels cost neither a read nor memory here.
-        let relevant = notification.ranges.filter { range in
-            if duelPlayers[range.duelID] != nil || knownSeq[range.duelID] != nil { return true }
-            guard range.players.contains(where: { playerConnections[$0] != nil }) else { return false }
-            duelPlayers[range.duelID] = range.players
-            return true
-        }
-        duelEventsNotified(relevant.map { ($0.duelID, $0.lastSeq) })
+        readEvents(notification.ranges)
     }
 
-    /// Events up to each `lastSeq` exist for these duels: one database read fetches the
-    /// ones this instance has not delivered, for the duels whose players it holds.
-    /// (One read per notification, not per duel: another instance's batch names many duels.)
-    func duelEventsNotified(_ duels: [(duelID: String, lastSeq: Int)]) {
-        var wanted: [(duelID: String, afterSeq: Int)] = []
-        for (duel, last) in duels {
-            if recentlyFinished.contains(duel) { continue }
-            if let known = knownSeq[duel], known >= last { continue }
-            if let players = duelPlayers[duel], !players.contains(where: { playerConnections[$0] != nil }) {
-                // None of its players is here (any more): stop tracking it (issue 10 item 14).
-                duelPlayers[duel] = nil
-                knownSeq[duel] = nil
-                continue
-            }
-            wanted.append((duel, knownSeq[duel] ?? 0))
-        }
+    /// Events up to each `lastSeq` exist for these duels (a notification, or a resynchronization).
+    func readEvents(_ ranges: [DuelNotification.Range]) {
+        let wanted = book.wanted(ranges, isLocal: { playerConnections[$0] != nil })
         guard !wanted.isEmpty else { return }
         let reads = wanted
         database(for: nil, { db in try db.events(after: reads) }) { core, _, result in
             guard case .success(let found) = result else { return }
             for (duel, entry) in found {
-                core.duelPlayers[duel] = entry.players
+                core.book.setPlayers(entry.players, of: duel)
                 // Events from seq 1 when this instance never saw the duel: a new duel of a player held here.
                 core.deliver(entry.events, players: entry.players)
             }

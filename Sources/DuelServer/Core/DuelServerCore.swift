@@ -23,14 +23,8 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     var playerConnections: [PlayerID: Set<UInt64>] = [:]
     var connectionsPerAddress: [String: Int] = [:]
     var metrics = Metrics()
-    /// Highest seq this instance has seen per duel, and the duel's players: lets a
-    /// NOTIFY of events already delivered here skip the database.
-    var knownSeq: [String: Int] = [:]
-    var duelPlayers: [String: [PlayerID]] = [:]
-    var recentlyFinished = Set<String>()
-    /// The seq of the update that armed each duel's timer.
-    var timerSeq: [String: Int] = [:]
-    var finishedOrder: [String] = []
+    /// What this instance knows of the duels it delivers (see ``DuelBook``).
+    var book = DuelBook()
     var databaseHealthy = (ok: false, atMs: Int64(0), reason: "not checked yet")
     /// Matcher passes in flight, and whether a trigger arrived while they ran.
     var matchersRunning = 0
@@ -142,7 +136,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
         case "/metrics":
             return .text(200, metrics.render(
                 connections: connections.count, playersOnline: playerConnections.count, timers: deadlines.count,
-                trackedDuels: Set(knownSeq.keys).union(duelPlayers.keys).count, lanes: lanes.statistics),
+                trackedDuels: book.trackedCount, lanes: lanes.statistics),
                 type: "text/plain; version=0.0.4")
         default:
             if let (file, type) = files.resolve(path) {
@@ -200,8 +194,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     /// With two instances, a NOTIFY per batch held Postgres's global notify lock through
     /// each lane's WAL flush, so the instances' commits queued behind one another.
     func needsAnnouncement(_ duel: String) -> Bool {
-        guard let players = duelPlayers[duel] else { return true }
-        return players.contains { playerConnections[$0] == nil || sharedPlayers.contains($0) }
+        book.needsAnnouncement(duel, isLocal: { playerConnections[$0] != nil }, shared: sharedPlayers)
     }
 
     /// Runs `job` on a database worker, then `then` on the lws thread. Jobs for a
