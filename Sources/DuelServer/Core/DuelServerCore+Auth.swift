@@ -117,14 +117,13 @@ extension DuelServerCore {
             if let previous = connection.player, previous != player { detach(connection, from: previous) }
             connection.player = player
             if let token { connection.tokenHash = Tokens.hash(token) }
-            if playerConnections[player] == nil {
+            if directory.attach(connection.id, to: player) {
                 // The player's first connection here: every instance can now see them present.
                 let instance = self.instance
                 database(for: nil, { db in try db.markPresent(player: player, instance: instance) }) { core, _, result in
-                    if case .success(true) = result { core.sharedPlayers.insert(player) }
+                    if case .success(true) = result { core.directory.markShared(player) }
                 }
             }
-            playerConnections[player, default: []].insert(connection.id)
             var data: JSONObject = ["player": profile?.json ?? .null]
             if let token { data["token"] = .string(token) }
             if let live {
@@ -162,10 +161,7 @@ extension DuelServerCore {
     /// The connection no longer speaks for `player`. When it was the player's last
     /// connection here, their queue entry goes and a live duel starts its abandonment clock.
     func detach(_ connection: Connection, from player: PlayerID) {
-        playerConnections[player]?.remove(connection.id)
-        guard playerConnections[player]?.isEmpty ?? true else { return }
-        playerConnections[player] = nil
-        sharedPlayers.remove(player)
+        guard directory.detach(connection.id, from: player) else { return }
         let now = Clock.nowMs()
         let instance = self.instance
         database(for: nil, { db -> String? in

@@ -53,7 +53,7 @@ extension DuelServerCore {
         let policy = configuration.matchPolicy
         let duelRules = configuration.duel
         let logger = self.logger
-        let shared = sharedPlayers
+        let shared = directory.shared
         database(for: nil, { db -> [DuelUpdate] in
             try db.evictWaitersOfShortBanks(questionsNeeded: duelRules.questionCount)
             var created: [DuelUpdate] = []
@@ -100,7 +100,7 @@ extension DuelServerCore {
     /// Another instance holds a connection of this player too (NOTIFY `presence_shared`):
     /// their duels' events must be announced even when this instance holds both players.
     func presenceSharedNotified(_ player: String) {
-        sharedPlayers.insert(player)
+        directory.markShared(player)
     }
 
     /// Players of this instance whose bank can no longer fill a duel were taken out of its
@@ -109,7 +109,7 @@ extension DuelServerCore {
         guard let colon = payload.firstIndex(of: ":") else { return }
         let slug = payload[..<colon]
         for player in payload[payload.index(after: colon)...].split(separator: ",") {
-            for id in playerConnections[String(player)] ?? [] {
+            for id in directory.connections(of: String(player)) {
                 guard let connection = connections[id] else { continue }
                 fail(connection, nil, ProtocolError(
                     .bankEmpty, "bank '\(slug)' has too few active questions for a duel; you left its queue"))
@@ -151,7 +151,8 @@ extension DuelServerCore {
     /// After the LISTEN connection came back: events may have been missed.
     func resynchronize() {
         rescheduleLiveDuels()
-        for (player, ids) in playerConnections {
+        for player in directory.players {
+            let ids = directory.connections(of: player)
             database(for: nil, { db in try db.liveDuel(player: player) }) { core, _, result in
                 guard case .success(let live?) = result else { return }
                 for id in ids {
@@ -194,7 +195,7 @@ extension DuelServerCore {
                     // Other instances took this one for dead (a stall of 10 s) and deleted
                     // its presence rows: register its players again.
                     core.logger.warning("instance row was reaped while alive; re-registering presence")
-                    let players = Array(core.playerConnections.keys)
+                    let players = Array(core.directory.players)
                     core.database(for: nil, { db in try db.markPresent(players: players, instance: instance) }) { _, _, _ in }
                 }
                 for orphan in health.orphans {

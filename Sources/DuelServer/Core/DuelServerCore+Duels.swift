@@ -129,7 +129,7 @@ extension DuelServerCore {
         let now = Clock.nowMs()
         var messages = [String?](repeating: nil, count: events.count)
         for player in players {
-            for id in playerConnections[player] ?? [] {
+            for id in directory.connections(of: player) {
                 guard let connection = connections[id] else { continue }
                 // A resume of this duel is being read: its replay, then a catch-up, come first.
                 if connection.resuming[last.duelID] != nil { continue }
@@ -178,7 +178,7 @@ extension DuelServerCore {
 
     /// Events up to each `lastSeq` exist for these duels (a notification, or a resynchronization).
     func readEvents(_ ranges: [DuelNotification.Range]) {
-        let wanted = book.wanted(ranges, isLocal: { playerConnections[$0] != nil })
+        let wanted = book.wanted(ranges, isLocal: directory.isLocal)
         guard !wanted.isEmpty else { return }
         let reads = wanted
         database(for: nil, { db in try db.events(after: reads) }) { core, _, result in

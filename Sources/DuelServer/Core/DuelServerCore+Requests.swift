@@ -117,7 +117,7 @@ extension DuelServerCore {
             case .success(let queuedAt):
                 core.reply(connection, ref, ["queued_at": .string(Timestamp.iso8601(ms: queuedAt))])
                 let event = ServerMessage.queued(player: player, bank: bank, queuedAtMs: queuedAt, serverTimeMs: Clock.nowMs())
-                for id in core.playerConnections[player] ?? [] {
+                for id in core.directory.connections(of: player) {
                     if let other = core.connections[id] { core.send(other, event) }
                 }
                 core.runMatcher()

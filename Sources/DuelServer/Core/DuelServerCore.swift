@@ -20,8 +20,8 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
 
     // lws-thread state
     var connections: [UInt64: Connection] = [:]
-    var playerConnections: [PlayerID: Set<UInt64>] = [:]
-    var connectionsPerAddress: [String: Int] = [:]
+    /// Who is connected here (see ``PlayerDirectory``).
+    var directory = PlayerDirectory()
     var metrics = Metrics()
     /// What this instance knows of the duels it delivers (see ``DuelBook``).
     var book = DuelBook()
@@ -32,8 +32,6 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     /// The last `banks` answer and when it was read; requests waiting for the next read.
     var banksCache: (atMs: Int64, data: JSONObject)?
     var banksWaiting: [(connection: UInt64, ref: RequestRef?)] = []
-    /// Players this instance holds who are also connected on another instance.
-    var sharedPlayers = Set<PlayerID>()
     /// Numbers `resume` requests, so a finished read clears only its own hold.
     var resumeGeneration = 0
 
@@ -94,7 +92,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
             metrics.connectionsRefused += 1
             return false
         }
-        return connectionsPerAddress[address, default: 0] < configuration.maxConnectionsPerAddress
+        return directory.connections(from: address) < configuration.maxConnectionsPerAddress
     }
 
     /// The server-wide cap: as configured, or the open-file limit minus room for the
@@ -110,14 +108,13 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
         connection.limiter = RateLimiter(
             perSecond: configuration.messagesPerSecond, burst: configuration.messageBurst)
         connections[connection.id] = connection
-        connectionsPerAddress[connection.address, default: 0] += 1
+        directory.opened(address: connection.address)
     }
 
     func closed(_ connection: Connection) {
         connections[connection.id] = nil
         hashing.drop(connection: connection.id)
-        connectionsPerAddress[connection.address, default: 1] -= 1
-        if connectionsPerAddress[connection.address] == 0 { connectionsPerAddress[connection.address] = nil }
+        directory.closed(address: connection.address)
         if let player = connection.player { detach(connection, from: player) }
     }
 
@@ -135,7 +132,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
                          type: "application/json")
         case "/metrics":
             return .text(200, metrics.render(
-                connections: connections.count, playersOnline: playerConnections.count, timers: deadlines.count,
+                connections: connections.count, playersOnline: directory.playerCount, timers: deadlines.count,
                 trackedDuels: book.trackedCount, lanes: lanes.statistics),
                 type: "text/plain; version=0.0.4")
         default:
@@ -194,7 +191,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     /// With two instances, a NOTIFY per batch held Postgres's global notify lock through
     /// each lane's WAL flush, so the instances' commits queued behind one another.
     func needsAnnouncement(_ duel: String) -> Bool {
-        book.needsAnnouncement(duel, isLocal: { playerConnections[$0] != nil }, shared: sharedPlayers)
+        book.needsAnnouncement(duel, isLocal: directory.isLocal, shared: directory.shared)
     }
 
     /// Runs `job` on a database worker, then `then` on the lws thread. Jobs for a
