@@ -26,8 +26,9 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
         case forfeitLeftover
         case queue
         case cancel
-        case answer(sentAt: UInt64, duel: Int)
+        case answer(sentAt: UInt64, duel: Int, index: Int)
         case forfeitAtEnd
+        case resume
     }
 
     private enum Phase {
@@ -54,6 +55,11 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
     /// The duel being played, if any; `serial` tells a stale timer from a current one.
     private var duel: DuelState?
     private var duelSerial = 0
+    /// The session token (given, or from signup), for signing in again after a drop.
+    private var token: String?
+    /// A `resume` is on its way: the duel's events before its reply are dropped (the
+    /// replay that follows it starts right after the last seq this bot saw).
+    private var resuming = false
 
     /// What a bot tracks about the duel it plays, for the rule checks and latencies.
     private struct DuelState {
@@ -154,6 +160,33 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
         finished()
     }
 
+    /// The connection dropped (drills): open a new one; `clientDidOpen` signs in with the
+    /// token and `loginReplied` resumes the duel or queues again.
+    private func reconnect() {
+        stats.update { $0.reconnects += 1 }
+        pending.removeAll()
+        resuming = false
+        if connectedCounted { stats.update { $0.connected -= 1 } }
+        connectedCounted = false
+        if reopening == nil { reopening = phase }
+        loop.schedule(afterMicros: UInt64.random(in: 200_000...1_000_000)) { [self] in
+            guard nowMicros() < deadline, !shouldStop() else { return finish() }
+            do {
+                client = try DuelClient(url: configuration.url, loop: loop, handler: self)
+            } catch {
+                return reconnect()
+            }
+            phase = .connecting
+            client?.open()
+            loop.schedule(afterMicros: 10_000_000) { [self] in
+                if case .connecting = phase { client?.closeFromLoop() }
+            }
+        }
+    }
+
+    /// The phase to go back to once a reconnection has signed in.
+    private var reopening: Phase?
+
     // MARK: Requests
 
     private func reserveRef(_ request: Request, timeoutMicros: UInt64) -> Int {
@@ -177,6 +210,8 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
     /// A request with no reply in time (or none at all, the connection having closed).
     private func timedOut(_ request: Request) {
         switch request {
+        case .resume:
+            resuming = false
         case .login:
             stats.error("login_failed")
             finish()
@@ -189,7 +224,7 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
                 nextDuel()
             }
         case .cancel, .forfeitAtEnd: finish()
-        case .answer(_, let serial):
+        case .answer(_, let serial, _):
             // As before: a lost answer reply gives the duel up quietly and queues again.
             if duel?.serial == serial {
                 leaveDuel()
@@ -211,8 +246,8 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
     private func signIn() {
         phase = .loggingIn
         let ref = reserveRef(.login, timeoutMicros: 120_000_000)
-        if index < configuration.tokens.count {
-            sendJSON(.object(["op": "auth", "ref": .number(ref), "token": .string(configuration.tokens[index])]))
+        if let token = token ?? (index < configuration.tokens.count ? configuration.tokens[index] : nil) {
+            sendJSON(.object(["op": "auth", "ref": .number(ref), "token": .string(token)]))
         } else {
             let name = "bot-\(configuration.runID)-\(index)"
             sendJSON(.object([
@@ -222,6 +257,12 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
     }
 
     func client(_ client: DuelClient, didCloseWithCode code: UInt16?) {
+        if configuration.reconnect, token != nil, nowMicros() < deadline, !shouldStop() {
+            switch phase {
+            case .done, .leaving, .notStarted: break
+            default: return reconnect()
+            }
+        }
         switch phase {
         case .done: return
         case .connecting: stats.error("connect_failed")
@@ -258,14 +299,18 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
     private func replied(_ request: Request, _ bytes: UnsafeRawBufferPointer) {
         switch request {
         case .login: loginReplied(bytes)
+        case .resume: resuming = false
         case .forfeitLeftover: loggedIn()
         case .queue: queueReplied()
         case .cancel, .forfeitAtEnd: finish()
-        case .answer(let sentAt, _):
+        case .answer(let sentAt, let serial, let index):
             let now = nowMicros()
+            let acknowledged = configuration.reconnect && frame.ok && duel?.serial == serial
+                ? duel.map { String(decoding: $0.id, as: UTF8.self) + ":\(index)" } : nil
             stats.update {
                 $0.answerToReply.record(now - min(sentAt, now))
                 $0.answers += 1
+                if let acknowledged { $0.acknowledged.append(acknowledged) }
             }
             // Losing a race to the opponent, the deadline or the duel's end is part of the game, not an error.
             if let code = frame.code, code != "locked_out", code != "too_late", code != "duel_over" {
@@ -276,6 +321,13 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
 
     /// The login reply is read in full, once per bot: it has the player id and any leftover duel.
     private func loginReplied(_ bytes: UnsafeRawBufferPointer) {
+        if let back = reopening, frame.ok {
+            phase = back
+            reopening = nil
+        } else if reopening != nil {
+            // Signing in again failed (the database may be down): try again shortly.
+            return client?.closeFromLoop() ?? ()
+        }
         // The server's password-hashing queue is full (many signups from one address):
         // try again shortly, as a client should, instead of giving up.
         if frame.code == "rate_limited", index >= configuration.tokens.count, nowMicros() < deadline {
@@ -289,6 +341,21 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
             return finish()
         }
         me = (id, Array(id.utf8).withUnsafeBytes { $0.fnv1a })
+        if let given = login["data"]?["token"]?.string { token = given }
+        if token == nil, index < configuration.tokens.count { token = configuration.tokens[index] }
+        // Signed in again after a drop, in a duel: replay it from the last seq seen.
+        if configuration.reconnect, case .playing = phase, let duel {
+            resuming = true
+            let ref = reserveRef(.resume, timeoutMicros: 30_000_000)
+            sendJSON(.object(["op": "resume", "ref": .number(ref),
+                              "duel_id": .string(String(decoding: duel.id, as: UTF8.self)), "after_seq": .number(duel.lastSeq)]))
+            return
+        }
+        if configuration.reconnect, case .matching = phase {
+            // The queue entry went with the last connection: queue again.
+            stats.update { $0.waiting -= 1 }
+            return nextDuel()
+        }
         // A duel left over from an earlier run (same token) would block queueing: give it up.
         if let leftover = login["data"]?["duel"]?["id"]?.string {
             phase = .waitingForLeftover
@@ -369,7 +436,7 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
     }
 
     private func duelEvent(seq: Int, receivedAt: UInt64) {
-        guard var duel else { return }
+        guard var duel, !resuming else { return }
         // Worked on as a unique copy (no copy-on-write of its set and array) and put back below.
         self.duel = nil
         duel.lastFrameAt = receivedAt
@@ -416,7 +483,7 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
             ? known! : Int.random(in: 0..<options)
         let sentAt = nowMicros()
         stats.update { $0.sentAt[AnswerKey(duel: duel.hash, index: index, player: me.hash)] = sentAt }
-        let ref = reserveRef(.answer(sentAt: sentAt, duel: duel.serial), timeoutMicros: 30_000_000)
+        let ref = reserveRef(.answer(sentAt: sentAt, duel: duel.serial, index: index), timeoutMicros: 30_000_000)
         writer.answer(ref: ref, duelID: duel.id, questionIndex: index, choice: choice)
         send()
     }

@@ -20,6 +20,9 @@ public struct BotConfiguration: Sendable {
     /// Session tokens to `auth` with instead of signing up (bot i uses token i), so that
     /// thousands of bots do not wait for thousands of deliberately slow Argon2id hashes.
     public var tokens: [String] = []
+    /// Reconnect on any drop, sign in again with the session token and `resume` the duel
+    /// from the last seq seen (the drills: `bench/drills`).
+    public var reconnect = false
 
     public init() {}
 }

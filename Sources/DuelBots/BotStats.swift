@@ -11,6 +11,9 @@ public final class BotStats: Sendable {
         var inDuel = 0
         var duelsDone = 0
         var answers = 0
+        /// Answers the server accepted (`ok` replies), as "duel-id:question-index".
+        var acknowledged: [String] = []
+        var reconnects = 0
         var errors: [String: Int] = [:]
         var violations: [String: Int] = [:]
         var timeToMatch = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
@@ -44,6 +47,8 @@ public final class BotStats: Sendable {
     }
 
     public var duelsDone: Int { state.withLock { $0.duelsDone } }
+    /// The accepted answers, "duel-id:question-index" (with `reconnect`).
+    public var acknowledged: [String] { state.withLock { $0.acknowledged } }
 
     /// The final report as JSON: counts and percentiles in milliseconds, and the bots' own
     /// CPU time per answer (µs; null when unmeasured).
@@ -71,6 +76,8 @@ public final class BotStats: Sendable {
                 "answer_to_opponent_answered": summary(s.answerToOpponent),
                 "reveal_lateness": summary(s.revealLateness),
                 "cpu_us_per_answer": cpuMicrosPerAnswer.map { .double(($0 * 10).rounded() / 10) } ?? .null,
+                "acknowledged_answers": .number(s.acknowledged.count),
+                "reconnects": .number(s.reconnects),
             ])
         }
     }

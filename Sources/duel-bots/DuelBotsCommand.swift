@@ -21,6 +21,9 @@ struct DuelBotsCommand: AsyncParsableCommand {
     @Option(help: "Chance of leaving a question unanswered (lets deadlines reveal some questions).") var skip = 0.0
     @Option(help: "New connections per second.") var ramp = 200.0
     @Flag(help: "Only connect and sign up, then stay idle (connection scenario).") var idle = false
+    @Flag(help: "Reconnect on any drop, sign in again and resume the duel from the last seq (drills).") var reconnect = false
+    @Option(help: "With --reconnect: write the accepted answers (duel-id:question-index per line) here.")
+    var acknowledged: String?
     @Option(help: "File of session tokens, one per line: bots authenticate with them instead of signing up.")
     var tokens: String?
     @Flag(help: "Print the final report as JSON only.") var json = false
@@ -38,12 +41,18 @@ struct DuelBotsCommand: AsyncParsableCommand {
         config.rampPerSecond = ramp
         config.skipRate = skip
         config.idle = idle
+        config.reconnect = reconnect
         if let tokens {
             config.tokens = try String(contentsOfFile: tokens, encoding: .utf8).split(separator: "\n").map(String.init)
         }
         let quiet = json
-        let report = await BotRunner(configuration: config).run { line in
+        let runner = BotRunner(configuration: config)
+        let report = await runner.run { line in
             if !quiet { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        }
+        if let acknowledged {
+            let lines = runner.stats.acknowledged.joined(separator: "\n")
+            try Data((lines.isEmpty ? "" : lines + "\n").utf8).write(to: URL(fileURLWithPath: acknowledged))
         }
         print(report.serialized)
         let violations: Int = {
