@@ -36,20 +36,9 @@ extension DuelServerCore {
         }
     }
 
-    static let maxMatcherPasses = 3
-    /// Duels created by a pass that suggest more waiters are queued (a pass claims up to 500 players).
-    static let fullPass = 200
-
-    /// Claims pairs in every bank with waiters. One pass at a time per instance,
-    /// coalescing triggers that arrive meanwhile; while passes keep filling whole
-    /// batches (a burst of thousands queueing), up to ``maxMatcherPasses`` run at
-    /// once: `FOR UPDATE SKIP LOCKED` gives each pass waiters the others do not hold.
+    /// Claims pairs in every bank with waiters, when ``MatcherGate`` lets a pass start.
     func runMatcher(concurrent: Bool = false) {
-        guard matchersRunning == 0 || (concurrent && matchersRunning < Self.maxMatcherPasses) else {
-            matcherAgain = true
-            return
-        }
-        matchersRunning += 1
+        guard matcher.start(concurrent: concurrent) else { return }
         let policy = configuration.matchPolicy
         let duelRules = configuration.duel
         let logger = self.logger
@@ -68,52 +57,10 @@ extension DuelServerCore {
             }
             return created
         }) { core, _, result in
-            core.matchersRunning -= 1
-            switch result {
-            case .success(let created):
-                created.forEach(core.apply)
-                if created.count >= Self.fullPass {
-                    // A backlog: keep several passes going.
-                    core.matcherAgain = false
-                    for _ in core.matchersRunning..<Self.maxMatcherPasses { core.runMatcher(concurrent: true) }
-                } else if core.matcherAgain || !created.isEmpty {
-                    core.matcherAgain = false
-                    core.runMatcher()
-                }
-            case .failure(let error):
-                core.logger.warning("matcher failed", metadata: ["error": "\(error)"])
-            }
-        }
-    }
-
-    /// Sessions ended by a logout or by expiry, on any instance (NOTIFY `sessions_ended`,
-    /// payload token hashes in hex, comma-separated): close the sockets still using them.
-    func sessionsEndedNotified(_ payload: String) {
-        let ended = Set(payload.split(separator: ",").map(String.init))
-        for connection in connections.values {
-            guard let hash = connection.tokenHash, ended.contains(Tokens.hex(hash)) else { continue }
-            connection.tokenHash = nil
-            lws.close(connection, .policyViolation, "signed out: the session ended")
-        }
-    }
-
-    /// Another instance holds a connection of this player too (NOTIFY `presence_shared`):
-    /// their duels' events must be announced even when this instance holds both players.
-    func presenceSharedNotified(_ player: String) {
-        directory.markShared(player)
-    }
-
-    /// Players of this instance whose bank can no longer fill a duel were taken out of its
-    /// queue (NOTIFY `queue_evictions`, payload `<slug>:<player>,…`): tell them.
-    func queueEvictionsNotified(_ payload: String) {
-        guard let colon = payload.firstIndex(of: ":") else { return }
-        let slug = payload[..<colon]
-        for player in payload[payload.index(after: colon)...].split(separator: ",") {
-            for id in directory.connections(of: String(player)) {
-                guard let connection = connections[id] else { continue }
-                fail(connection, nil, ProtocolError(
-                    .bankEmpty, "bank '\(slug)' has too few active questions for a duel; you left its queue"))
-            }
+            if case .success(let created) = result { created.forEach(core.apply) }
+            if case .failure(let error) = result { core.logger.warning("matcher failed", metadata: ["error": "\(error)"]) }
+            let next = core.matcher.finished(created: (try? result.get())?.count)
+            for _ in 0..<next.passes { core.runMatcher(concurrent: next.concurrent) }
         }
     }
 
@@ -188,7 +135,7 @@ extension DuelServerCore {
             switch result {
             case .success(let health):
                 core.lanes.setAnnouncing(health.beat.peers > 0)
-                core.databaseHealthy = (true, now, "ok")
+                core.health.record(ok: true, reason: "ok", atMs: now)
                 core.metrics.queueLengths = health.queues
                 core.metrics.liveDuels = health.live
                 if health.beat.created {
@@ -205,7 +152,7 @@ extension DuelServerCore {
                     }
                 }
             case .failure(let error):
-                core.databaseHealthy = (false, now, "database: \(error)")
+                core.health.record(ok: false, reason: "database: \(error)", atMs: now)
             }
         }
     }

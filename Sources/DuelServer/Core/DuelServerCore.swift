@@ -25,10 +25,10 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     var metrics = Metrics()
     /// What this instance knows of the duels it delivers (see ``DuelBook``).
     var book = DuelBook()
-    var databaseHealthy = (ok: false, atMs: Int64(0), reason: "not checked yet")
-    /// Matcher passes in flight, and whether a trigger arrived while they ran.
-    var matchersRunning = 0
-    var matcherAgain = false
+    /// What `/healthz` says (see ``HealthStatus``).
+    var health = HealthStatus()
+    /// When matcher passes run (see ``MatcherGate``).
+    var matcher = MatcherGate()
     /// The last `banks` answer and when it was read; requests waiting for the next read.
     var banksCache: (atMs: Int64, data: JSONObject)?
     var banksWaiting: [(connection: UInt64, ref: RequestRef?)] = []
@@ -121,15 +121,8 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     func http(path: String) -> HTTPResponse {
         switch path {
         case "/healthz":
-            let now = Clock.nowMs()
-            let fresh = now - databaseHealthy.atMs < 5_000
-            if databaseHealthy.ok && fresh {
-                return .text(200, #"{"status":"ok","database":"ok"}"#, type: "application/json")
-            }
-            let reason = databaseHealthy.atMs == 0 ? "starting"
-                : fresh ? databaseHealthy.reason : "database not checked for \((now - databaseHealthy.atMs) / 1_000) s"
-            return .text(503, JSONValue.object(["status": "unavailable", "reason": .string(reason)]).serialized,
-                         type: "application/json")
+            let (status, body) = health.response(nowMs: Clock.nowMs())
+            return .text(status, body, type: "application/json")
         case "/metrics":
             return .text(200, metrics.render(
                 connections: connections.count, playersOnline: directory.playerCount, timers: deadlines.count,

@@ -1,0 +1,37 @@
+import DuelCore
+import DuelStore
+
+/// What other instances (and this one) announce on the LISTEN connection besides duel
+/// events: sessions that ended, players also connected elsewhere, queues a bank left.
+extension DuelServerCore {
+    /// Sessions ended by a logout or by expiry, on any instance (NOTIFY `sessions_ended`,
+    /// payload token hashes in hex, comma-separated): close the sockets still using them.
+    func sessionsEndedNotified(_ payload: String) {
+        let ended = Set(payload.split(separator: ",").map(String.init))
+        for connection in connections.values {
+            guard let hash = connection.tokenHash, ended.contains(Tokens.hex(hash)) else { continue }
+            connection.tokenHash = nil
+            lws.close(connection, .policyViolation, "signed out: the session ended")
+        }
+    }
+
+    /// Another instance holds a connection of this player too (NOTIFY `presence_shared`):
+    /// their duels' events must be announced even when this instance holds both players.
+    func presenceSharedNotified(_ player: String) {
+        directory.markShared(player)
+    }
+
+    /// Players of this instance whose bank can no longer fill a duel were taken out of its
+    /// queue (NOTIFY `queue_evictions`, payload `<slug>:<player>,…`): tell them.
+    func queueEvictionsNotified(_ payload: String) {
+        guard let colon = payload.firstIndex(of: ":") else { return }
+        let slug = payload[..<colon]
+        for player in payload[payload.index(after: colon)...].split(separator: ",") {
+            for id in directory.connections(of: String(player)) {
+                guard let connection = connections[id] else { continue }
+                fail(connection, nil, ProtocolError(
+                    .bankEmpty, "bank '\(slug)' has too few active questions for a duel; you left its queue"))
+            }
+        }
+    }
+}
