@@ -30,11 +30,13 @@ struct DuelCache {
     /// But only the last `finishedLimit` of them: a finished duel is rarely touched
     /// again, and full states of thousands of them were most of the cache's memory.
     mutating func remember(_ duel: Duel, version: Int) {
-        if entries.updateValue((version, duel), forKey: duel.id) == nil {
+        let previous = entries.updateValue((version, duel), forKey: duel.id)
+        if previous == nil {
             order.append(duel.id)
             evictIfFull()
         }
-        if duel.phase == .finished {
+        // Listed once, when it first finishes (late inputs remember it again).
+        if duel.phase == .finished && previous?.duel.phase != .finished {
             finished.append(duel.id)
             if finished.count > finishedLimit {
                 let oldest = finished.removeFirst()

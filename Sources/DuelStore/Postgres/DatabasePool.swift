@@ -105,8 +105,9 @@ public final class DatabasePool: @unchecked Sendable {
             return
         }
         queues[priority.rawValue].push(job)
-        // Every worker rechecks: the one that wakes may not be allowed this priority.
-        condition.broadcast()
+        // One worker wakes (a broadcast woke all of them for every job); if it is the
+        // reserved one and the job is not urgent, it passes the wake-up on (nextJob).
+        condition.signal()
         condition.unlock()
     }
 
@@ -125,6 +126,10 @@ public final class DatabasePool: @unchecked Sendable {
             }
             if closed && queues.allSatisfy(\.isEmpty) { return nil }
             if closed && urgentOnly && queues[Priority.urgent.rawValue].isEmpty { return nil }
+            if urgentOnly && (!queues[Priority.normal.rawValue].isEmpty
+                              || (!queues[Priority.background.rawValue].isEmpty && runningBackground < max(1, size / 2))) {
+                condition.signal()
+            }
             condition.wait()
         }
     }
