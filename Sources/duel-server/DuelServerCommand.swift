@@ -4,16 +4,26 @@ import DuelServer
 import Foundation
 import Logging
 
-/// `duel-server`: flags override environment variables, which override defaults.
+/// `duel-server`: serves by default; `duel-server migrate` applies the schema as the owner.
 @main
 struct DuelServerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "duel-server",
         abstract: "QuizDuel's real-time quiz-duel WebSocket server.",
+        subcommands: [Serve.self, Migrate.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// Flags override environment variables, which override defaults.
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve WebSocket duels and HTTP (the default command).",
         discussion: """
             With no DATABASE_URL it starts an embedded Postgres in <data-dir>/postgres, applies the \
-            migrations, and loads the seed banks when there are none. SIGTERM or SIGINT stops it \
-            cleanly (clients get close code 1001).
+            migrations, and loads the seed banks when there are none. With a DATABASE_URL it runs \
+            with that role's rights and only checks that the schema is current (run \
+            `duel-server migrate` as the owner first, or pass --migrate). SIGTERM or SIGINT stops \
+            it cleanly (clients get close code 1001).
             """)
 
     @Option(help: "Interface to listen on (env HOST).") var host: String?
@@ -44,8 +54,11 @@ struct DuelServerCommand: ParsableCommand {
     var messagesPerSecond: Double?
     @Option(name: .customLong("db-connections"), help: "Database worker connections for sign-in, queue and reads (default 8).") var dbConnections: Int?
     @Option(name: .customLong("duel-lanes"), help: "Duel lanes: connections that apply duel inputs in batches (default 2).") var duelLanes: Int?
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env LOG_LEVEL; default info).")
-    var logLevel: String?
+    @Flag(name: .customLong("migrate"), help: "Apply migrations at start even on a given DATABASE_URL (needs the owner's rights).")
+    var migrate = false
+    @Option(name: .customLong("database-wait"), help: "Seconds to keep retrying an unreachable database at start (default 60).")
+    var databaseWait: Double?
+    @OptionGroup var logging: LoggingOptions
 
     func run() throws {
         // Before any thread starts, so that the signals reach sigwait and nobody else.
@@ -78,16 +91,12 @@ struct DuelServerCommand: ParsableCommand {
         if let hashQueuePerAddress { config.hashQueuePerAddress = hashQueuePerAddress }
         if let dbConnections { config.databaseConnections = dbConnections }
         if let duelLanes { config.duelLanes = duelLanes }
+        if migrate { config.migrateOnStart = true }
+        if let databaseWait { config.databaseWaitSeconds = databaseWait }
         let problems = config.duel.problems
         guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "; ")) }
 
-        let level = Logger.Level(rawValue: logLevel ?? environment["LOG_LEVEL"] ?? "info") ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let logger = Logger(label: "quizduel")
+        let logger = try logging.bootstrap(environment: environment)
         let server = DuelServer(configuration: config, logger: logger)
         do {
             try server.start()
@@ -102,5 +111,61 @@ struct DuelServerCommand: ParsableCommand {
         let signal = SignalWaiter.waitForTermination()
         logger.info("stopping", metadata: ["signal": "\(signal)"])
         server.stop()
+    }
+}
+
+/// `duel-server migrate`: applies the pending migrations as the database owner and loads the
+/// seed banks into a database without banks, then exits. The server itself can then run as
+/// the least-privileged `quizduel_server` role.
+struct Migrate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Apply the database migrations (as the owner) and load the seed banks when there are none.")
+
+    @Option(name: .customLong("database-url"), help: "Postgres URL of the database owner (env DATABASE_URL); omit for the embedded Postgres.")
+    var databaseURL: String?
+    @Option(name: .customLong("data-dir"), help: "Data directory of the embedded Postgres (env QUIZDUEL_DATA_DIR).")
+    var dataDirectory: String?
+    @Option(name: .customLong("database-wait"), help: "Seconds to keep retrying an unreachable database (default 60).")
+    var databaseWait: Double = 60
+    @OptionGroup var logging: LoggingOptions
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let logger = try logging.bootstrap(environment: environment)
+        let url = databaseURL ?? environment["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        try DuelServer.migrate(
+            databaseURL: url,
+            dataDirectory: dataDirectory ?? environment["QUIZDUEL_DATA_DIR"] ?? ServerConfiguration().dataDirectory,
+            waitingUpTo: databaseWait, logger: logger)
+        print("Migrations applied; the schema is current.")
+    }
+}
+
+/// `--log-level` and `--log-format`, shared by the commands.
+struct LoggingOptions: ParsableArguments {
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env LOG_LEVEL; default info).")
+    var logLevel: String?
+    @Option(name: .customLong("log-format"), help: "text or json: one JSON object per line (env LOG_FORMAT; default text).")
+    var logFormat: String?
+
+    func bootstrap(environment: [String: String]) throws -> Logger {
+        let levelName = logLevel ?? environment["LOG_LEVEL"] ?? "info"
+        guard let level = Logger.Level(rawValue: levelName) else {
+            throw ValidationError("--log-level: \(levelName) is not one of trace, debug, info, notice, warning, error")
+        }
+        let format = logFormat ?? environment["LOG_FORMAT"] ?? "text"
+        switch format {
+        case "text":
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        case "json":
+            LoggingSystem.bootstrap { label in JSONLogHandler(label: label, level: level) }
+        default:
+            throw ValidationError("--log-format: \(format) is not text or json")
+        }
+        return Logger(label: "quizduel")
     }
 }

@@ -7,6 +7,8 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable, Equatable {
     case rateLimited = "rate_limited"
     case usernameTaken = "username_taken"
     case badCredentials = "bad_credentials"
+    /// An operator banned the account (`ops.ban_player`); added after version 1's list.
+    case accountDisabled = "account_disabled"
     case weakPassword = "weak_password"
     case unknownBank = "unknown_bank"
     case bankEmpty = "bank_empty"
@@ -34,6 +36,7 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable, Equatable {
         case .rateLimited: "too many messages; slow down"
         case .usernameTaken: "that username is taken"
         case .badCredentials: "wrong username or password"
+        case .accountDisabled: "this account is disabled"
         case .weakPassword: "the password must be 8 to 256 characters"
         case .unknownBank: "no such question bank"
         case .bankEmpty: "that bank has too few active questions for a duel"

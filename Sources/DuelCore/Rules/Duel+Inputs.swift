@@ -98,6 +98,20 @@ extension Duel {
         return step
     }
 
+    /// An operator ends the duel: it finishes at once, unrated, without a winner. Deadlines
+    /// already due apply first, so a duel that would have completed completes as usual.
+    public mutating func end(atMs: Int64) -> DuelStep {
+        var step = DuelStep()
+        catchUp(nowMs: atMs, into: &step)
+        if phase == .finished {
+            step.outcome = .rejected(DuelRejection(.duelOver))
+        } else {
+            finish(reason: .ended, winner: nil, atMs: atMs, into: &step)
+        }
+        finishStep(&step)
+        return step
+    }
+
     /// The player's last connection closed: the abandonment clock starts (rule 8).
     ///
     /// Emits no event: the `connected` flag shows in the next event's record.

@@ -78,7 +78,9 @@ extension Duel {
     mutating func finish(reason: FinishReason, winner: PlayerID?, atMs: Int64, into step: inout DuelStep) {
         let outcomeA: GameOutcome = winner == nil ? .draw : (winner == players[0].id ? .win : .loss)
         let glicko = Glicko2(tau: configuration.glickoTau)
-        let (afterA, afterB) = glicko.rate(players[0].rating, players[1].rating, outcomeForA: outcomeA)
+        let (afterA, afterB) = reason.isRated
+            ? glicko.rate(players[0].rating, players[1].rating, outcomeForA: outcomeA)
+            : (players[0].rating, players[1].rating)
         let outcomes = [(0, outcomeA, afterA), (1, outcomeA.opposite, afterB)].map { seat, outcome, after in
             PlayerOutcome(
                 player: players[seat].id,

@@ -15,12 +15,14 @@ public enum DuelInput: Sendable, Equatable {
     case disconnected(player: PlayerID, atMs: Int64)
     /// The player is connected again: the abandonment clock stops.
     case reconnected(player: PlayerID, atMs: Int64)
+    /// An operator ends the duel (`ops.end_duel`): unrated, no winner.
+    case end(atMs: Int64)
 
     /// The server time the input carries.
     public var atMs: Int64 {
         switch self {
         case .answer(_, _, _, let at), .forfeit(_, let at), .advance(let at),
-             .disconnected(_, let at), .reconnected(_, let at):
+             .disconnected(_, let at), .reconnected(_, let at), .end(let at):
             at
         }
     }
@@ -31,7 +33,7 @@ public enum DuelInput: Sendable, Equatable {
         case .answer(let player, _, _, _), .forfeit(let player, _), .disconnected(let player, _),
              .reconnected(let player, _):
             player
-        case .advance:
+        case .advance, .end:
             nil
         }
     }
@@ -44,11 +46,12 @@ public enum DuelInput: Sendable, Equatable {
         case .advance: .advance
         case .disconnected: .disconnected
         case .reconnected: .reconnected
+        case .end: .end
         }
     }
 
     public enum Kind: String, Sendable, CaseIterable {
-        case answer, forfeit, advance, disconnected, reconnected
+        case answer, forfeit, advance, disconnected, reconnected, end
     }
 
     /// Rebuilds an input from its stored columns; nil when they do not form one.
@@ -60,6 +63,7 @@ public enum DuelInput: Sendable, Equatable {
         case (.advance?, _, _, _): self = .advance(atMs: atMs)
         case (.disconnected?, let player?, _, _): self = .disconnected(player: player, atMs: atMs)
         case (.reconnected?, let player?, _, _): self = .reconnected(player: player, atMs: atMs)
+        case (.end?, _, _, _): self = .end(atMs: atMs)
         default: return nil
         }
     }
@@ -75,6 +79,7 @@ extension Duel {
         case .advance(let atMs): advance(nowMs: atMs)
         case .disconnected(let player, let atMs): playerDisconnected(player, atMs: atMs)
         case .reconnected(let player, let atMs): playerReconnected(player, atMs: atMs)
+        case .end(let atMs): end(atMs: atMs)
         }
     }
 

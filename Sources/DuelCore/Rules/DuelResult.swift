@@ -6,6 +6,12 @@ public enum FinishReason: String, Sendable, Codable, Equatable {
     case forfeit
     /// A player stayed disconnected too long (rule 8).
     case abandoned
+    /// An operator ended the duel (`ops.end_duel`): no winner, and unrated.
+    case ended
+
+    /// Whether the duel's result changes ratings and statistics (rule 9); an ended duel's
+    /// `complete` event shows ratings before = after.
+    public var isRated: Bool { self != .ended }
 }
 
 /// A player's rating before and after the duel.

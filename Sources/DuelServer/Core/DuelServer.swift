@@ -36,11 +36,15 @@ public final class DuelServer: @unchecked Sendable {
             embedded = postgres
             conninfo = postgres.conninfo()
         }
-        let setup = try PGConnection(conninfo)
-        let applied = try Migrator(directory: SQLFiles.migrations).apply(on: setup)
-        if !applied.isEmpty { logger.info("applied migrations", metadata: ["versions": "\(applied)"]) }
-        let seeded = try SeedBanks.loadIfEmpty(on: setup)
-        if !seeded.isEmpty { logger.info("loaded seed banks", metadata: ["banks": "\(seeded)"]) }
+        let setup = try Self.connect(conninfo, waitingUpTo: configuration.databaseWaitSeconds, logger: logger)
+        if configuration.migrateOnStart ?? (embedded != nil) {
+            try Self.migrate(on: setup, logger: logger)
+        } else {
+            let status = try Migrator(directory: SQLFiles.migrations).verify(on: setup)
+            if !status.unknown.isEmpty {
+                logger.notice("the database has migrations newer than this server", metadata: ["versions": "\(status.unknown)"])
+            }
+        }
         let instance = String(UUID().uuidString.prefix(8).lowercased())
         // With a live peer, wait until it has seen this instance's heartbeat (its
         // health job runs every second), so it announces events our players need.
@@ -65,7 +69,7 @@ public final class DuelServer: @unchecked Sendable {
         lanes.setAfterBatch { [lws] in lws?.wake() }
         let core = self.core!
         core.listener = NotificationListener(
-            conninfo: conninfo, channels: ["duel_events", "queue_evictions", "sessions_ended", "presence_shared"], logger: logger,
+            conninfo: conninfo, channels: ["duel_events", "queue_evictions", "sessions_ended", "presence_shared", "duel_commands"], logger: logger,
             deliver: { channel, payload in
                 core.post { core in
                     switch channel {
@@ -73,6 +77,7 @@ public final class DuelServer: @unchecked Sendable {
                     case "queue_evictions": core.queueEvictionsNotified(payload)
                     case "sessions_ended": core.sessionsEndedNotified(payload)
                     case "presence_shared": core.presenceSharedNotified(payload)
+                    case "duel_commands": core.duelCommandsNotified(payload)
                     default: break
                     }
                 }
@@ -84,6 +89,57 @@ public final class DuelServer: @unchecked Sendable {
             core.rescheduleLiveDuels()
             core.runMatcher()
             core.startPeriodicJobs()
+        }
+    }
+
+    /// Applies the pending migrations and loads the seed banks into a database without banks.
+    /// Needs the database owner's rights (it creates tables, functions and roles).
+    public static func migrate(on connection: PGConnection, logger: Logger) throws {
+        let applied = try Migrator(directory: SQLFiles.migrations).apply(on: connection)
+        if !applied.isEmpty { logger.info("applied migrations", metadata: ["versions": "\(applied)"]) }
+        let seeded = try SeedBanks.loadIfEmpty(on: connection)
+        if !seeded.isEmpty { logger.info("loaded seed banks", metadata: ["banks": "\(seeded)"]) }
+    }
+
+    /// `duel-server migrate`: migrates the given database, or the embedded one (started and
+    /// stopped around it) when `databaseURL` is nil.
+    public static func migrate(databaseURL: String?, dataDirectory: String, waitingUpTo seconds: Double, logger: Logger) throws {
+        var embedded: EmbeddedPostgres?
+        defer { embedded?.stop() }
+        let conninfo: String
+        if let databaseURL {
+            conninfo = databaseURL
+        } else {
+            let postgres = try EmbeddedPostgres(
+                root: URL(fileURLWithPath: dataDirectory).appendingPathComponent("postgres"), logger: logger)
+            try postgres.start()
+            embedded = postgres
+            conninfo = postgres.conninfo()
+        }
+        let connection = try connect(conninfo, waitingUpTo: seconds, logger: logger)
+        defer { connection.close() }
+        try migrate(on: connection, logger: logger)
+    }
+
+    /// Connects, retrying while the database is unreachable (it may still be starting, as in a
+    /// compose file) for up to `seconds`; other failures (a wrong password) end at once.
+    public static func connect(_ conninfo: String, waitingUpTo seconds: Double, logger: Logger) throws -> PGConnection {
+        let deadline = Date().addingTimeInterval(seconds)
+        var delay = 0.25
+        while true {
+            let failure: PGError
+            do {
+                return try PGConnection(conninfo)
+            } catch {
+                failure = error
+            }
+            let retry = failure.isConnectionFailure && Date() < deadline
+                && !failure.message.contains("authentication failed")
+            guard retry else { throw failure }
+            logger.warning("database not reachable yet; retrying", metadata: [
+                "error": "\(failure.message.split(separator: "\n").first ?? "")", "retry_in_s": "\(delay)"])
+            Thread.sleep(forTimeInterval: delay)
+            delay = min(delay * 2, 5)
         }
     }
 

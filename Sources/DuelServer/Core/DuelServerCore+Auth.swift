@@ -43,7 +43,7 @@ extension DuelServerCore {
             guard let connection else { return }
             switch result {
             case .failure(let error):
-                core.fail(connection, ref, core.protocolError(error))
+                core.fail(connection, ref, core.protocolError(error, on: connection))
             case .success(.throttled):
                 core.fail(connection, ref, ProtocolError(.rateLimited, "too many failed logins; try again in a few minutes"))
             case .success(.proceed(let found)):
@@ -98,7 +98,7 @@ extension DuelServerCore {
                 connection.tokenHash = hash
                 core.finishLogin(connection, ref, token: nil, result: .success(found))
             case .failure(let error):
-                core.fail(connection, ref, core.protocolError(error))
+                core.fail(connection, ref, core.protocolError(error, on: connection))
             }
         }
     }
@@ -112,7 +112,7 @@ extension DuelServerCore {
         guard let connection else { return }
         switch result {
         case .failure(let error):
-            fail(connection, ref, protocolError(error))
+            fail(connection, ref, protocolError(error, on: connection))
         case .success(let (player, profile, live)):
             if let previous = connection.player, previous != player { detach(connection, from: previous) }
             connection.player = player
@@ -153,7 +153,7 @@ extension DuelServerCore {
             guard let connection else { return }
             switch result {
             case .success: core.reply(connection, ref)
-            case .failure(let error): core.fail(connection, ref, core.protocolError(error))
+            case .failure(let error): core.fail(connection, ref, core.protocolError(error, on: connection))
             }
         }
     }

@@ -71,7 +71,7 @@ extension DuelServerCore {
             case .success(let update?): core.apply(update)
             case .success(nil): break
             case .failure(let error):
-                core.logger.warning("deadline failed; retrying", metadata: ["duel.id": "\(duel)", "error": "\(error)"])
+                core.logger.warning("deadline failed; retrying", metadata: [LogKey.duel: .string(duel), "error": "\(error)"])
                 core.schedule(duel, atMs: Clock.nowMs() + 500)
             }
         }
@@ -124,12 +124,13 @@ extension DuelServerCore {
         let instance = self.instance
         let window = configuration.loginLimits.windowSeconds
         database(for: nil, { db -> (queues: [String: Int], live: Int, beat: (peers: Int, created: Bool),
-                                    orphans: [(player: PlayerID, duel: String)]) in
+                                    orphans: [(player: PlayerID, duel: String)], ends: [String]) in
             let beat = try db.heartbeat(instance: instance)
             let orphans = try db.reapDeadInstances()
             try db.forgetOldLoginFailures(windowSeconds: window)
             try db.endExpiredSessions()
-            return (try db.queueLengths(), try db.liveDuelCount(), beat, orphans)
+            let ends = try db.pendingDuelEnds(olderThanMs: 2_000)
+            return (try db.queueLengths(), try db.liveDuelCount(), beat, orphans, ends)
         }) { core, _, result in
             let now = Clock.nowMs()
             switch result {
@@ -145,6 +146,8 @@ extension DuelServerCore {
                     let players = Array(core.directory.players)
                     core.database(for: nil, { db in try db.markPresent(players: players, instance: instance) }) { _, _, _ in }
                 }
+                health.ends.forEach(core.endDuel)
+                core.upkeepIfDue(nowMs: now)
                 for orphan in health.orphans {
                     core.duelInput(for: nil, duel: orphan.duel, .disconnected(player: orphan.player, atMs: now)) {
                         core, _, result in
@@ -153,6 +156,22 @@ extension DuelServerCore {
                 }
             case .failure(let error):
                 core.health.record(ok: false, reason: "database: \(error)", atMs: now)
+            }
+        }
+    }
+
+    /// Archives old finished duels' events about once an hour (`ops.archive_events`; one
+    /// instance at a time, the others skip the hour).
+    func upkeepIfDue(nowMs: Int64) {
+        guard nowMs >= nextUpkeepMs else { return }
+        nextUpkeepMs = nowMs + configuration.upkeepIntervalMs
+        database(for: nil, priority: .background, { db in try db.runUpkeep() }) { core, _, result in
+            switch result {
+            case .success(let archived?) where archived > 0:
+                core.logger.info("archived old duel events", metadata: ["events": "\(archived)"])
+            case .failure(let error):
+                core.logger.warning("upkeep failed", metadata: ["error": "\(error)"])
+            default: break
             }
         }
     }

@@ -34,7 +34,7 @@ extension DuelServerCore {
     ) {
         switch result {
         case .failure(let error):
-            if let connection { fail(connection, ref, protocolError(error)) }
+            if let connection { fail(connection, ref, protocolError(error, on: connection)) }
         case .success(nil):
             if let connection { fail(connection, ref, ProtocolError(.unknownDuel)) }
         case .success(let update?):
@@ -82,7 +82,7 @@ extension DuelServerCore {
                 if core.book.isFinished(duel) || (core.book.seenSeq(duel) ?? 0) > delivered {
                     core.catchUp(connection, duel: duel, after: delivered)
                 }
-            case .failure(let error): core.fail(connection, ref, core.protocolError(error))
+            case .failure(let error): core.fail(connection, ref, core.protocolError(error, on: connection))
             }
         }
     }
@@ -106,10 +106,15 @@ extension DuelServerCore {
 
     /// Handles a committed duel transaction of this instance: deliver, remember, schedule.
     func apply(_ update: DuelUpdate) {
-        if let created = update.created { lanes.seed(created) }
+        if let created = update.created {
+            lanes.seed(created)
+            logger.info("duel created", metadata: [
+                LogKey.duel: .string(update.duelID), "players": .array(update.players.map { .string($0) })])
+        }
         book.setPlayers(update.players, of: update.duelID)
         deliver(update.events, players: update.players)
         if update.finished {
+            logger.info("duel finished", metadata: [LogKey.duel: .string(update.duelID), "seq": "\(update.seq)"])
             markFinished(update.duelID)
             deadlines.cancel(update.duelID)
         } else if let deadline = update.nextDeadlineMs, book.shouldArmTimer(update.duelID, seq: update.seq) {

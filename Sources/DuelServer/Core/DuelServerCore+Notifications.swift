@@ -15,6 +15,29 @@ extension DuelServerCore {
         }
     }
 
+    /// An operator asked to end a duel (NOTIFY `duel_commands`, payload the duel id, from
+    /// `ops.end_duel`). Every instance hears it; the first to apply it ends the duel and the
+    /// others find it over. The health job picks up requests nobody heard.
+    func duelCommandsNotified(_ duel: String) {
+        endDuel(duel)
+    }
+
+    func endDuel(_ duel: String) {
+        duelInput(for: nil, duel: duel, .end(atMs: Clock.nowMs())) { core, _, result in
+            if case .failure(let error) = result, (error as? PGError)?.isConnectionFailure ?? true,
+               !(error is StoreError) {
+                return  // the database is away: the health job retries the pending request
+            }
+            if case .success(let update?) = result {
+                core.apply(update)
+                if update.finished, update.events.last?.kind == .complete {
+                    core.logger.notice("duel ended by an operator", metadata: [LogKey.duel: .string(duel)])
+                }
+            }
+            core.database(for: nil, priority: .background, { db in try db.markDuelEndsDone(duel: duel) }) { _, _, _ in }
+        }
+    }
+
     /// Another instance holds a connection of this player too (NOTIFY `presence_shared`):
     /// their duels' events must be announced even when this instance holds both players.
     func presenceSharedNotified(_ player: String) {

@@ -78,7 +78,7 @@ extension DuelServerCore {
             guard let connection else { return }
             switch result {
             case .success(let data): core.reply(connection, ref, data)
-            case .failure(let error): core.fail(connection, ref, core.protocolError(error))
+            case .failure(let error): core.fail(connection, ref, core.protocolError(error, on: connection))
             }
         }
     }
@@ -100,7 +100,7 @@ extension DuelServerCore {
                 guard let connection = core.connections[id] else { continue }
                 switch result {
                 case .success(let data): core.reply(connection, ref, data)
-                case .failure(let error): core.fail(connection, ref, core.protocolError(error))
+                case .failure(let error): core.fail(connection, ref, core.protocolError(error, on: connection))
                 }
             }
         }
@@ -122,7 +122,7 @@ extension DuelServerCore {
                 }
                 core.runMatcher()
             case .failure(let error):
-                core.fail(connection, ref, core.protocolError(error))
+                core.fail(connection, ref, core.protocolError(error, on: connection))
             }
         }
     }
@@ -134,7 +134,7 @@ extension DuelServerCore {
             switch result {
             case .success(true): core.reply(connection, ref)
             case .success(false): core.fail(connection, ref, ProtocolError(.notQueued, "you are not in a queue (or were already matched)"))
-            case .failure(let error): core.fail(connection, ref, core.protocolError(error))
+            case .failure(let error): core.fail(connection, ref, core.protocolError(error, on: connection))
             }
         }
     }

@@ -23,6 +23,8 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     /// Who is connected here (see ``PlayerDirectory``).
     var directory = PlayerDirectory()
     var metrics = Metrics()
+    /// When ``upkeepIfDue(nowMs:)`` next runs the upkeep.
+    lazy var nextUpkeepMs: Int64 = Clock.nowMs() + configuration.upkeepIntervalMs
     /// What this instance knows of the duels it delivers (see ``DuelBook``).
     var book = DuelBook()
     /// What `/healthz` says (see ``HealthStatus``).
@@ -123,6 +125,12 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
         case "/healthz":
             let (status, body) = health.response(nowMs: Clock.nowMs())
             return .text(status, body, type: "application/json")
+        case "/livez":
+            // The loop answered, so the process serves; the database is /readyz's business.
+            return .text(200, #"{"status":"ok"}"#, type: "application/json")
+        case "/readyz":
+            let (status, body) = health.readiness(nowMs: Clock.nowMs(), accepting: connections.count < maxConnections)
+            return .text(status, body, type: "application/json")
         case "/metrics":
             return .text(200, metrics.render(
                 connections: connections.count, playersOnline: directory.playerCount, timers: deadlines.count,
@@ -152,11 +160,24 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     }
 
     /// Translates a failure of a database or hashing job into the protocol's error.
-    func protocolError(_ error: Error) -> ProtocolError {
+    /// An unexpected failure is logged with the connection and player it served.
+    func protocolError(_ error: Error, on connection: Connection? = nil, duel: String? = nil) -> ProtocolError {
         if let store = error as? StoreError { return store.error }
         if let pg = error as? PGError, pg.isConnectionFailure { return ProtocolError(.unavailable) }
-        logger.error("request failed", metadata: ["error": "\(error)"])
+        logger.error("request failed", metadata: logContext(connection, duel: duel).merging(["error": "\(error)"]) { $1 })
         return ProtocolError(.internal)
+    }
+
+    /// `conn.id`, `player.id` and `duel.id` for a log call, where known.
+    func logContext(_ connection: Connection?, duel: String? = nil, player: String? = nil) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [:]
+        if let connection {
+            metadata[LogKey.connection] = "\(connection.id)"
+            if let player = connection.player { metadata[LogKey.player] = .string(player) }
+        }
+        if let player { metadata[LogKey.player] = .string(player) }
+        if let duel { metadata[LogKey.duel] = .string(duel) }
+        return metadata
     }
 
     // MARK: Database jobs

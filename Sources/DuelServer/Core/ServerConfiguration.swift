@@ -8,6 +8,12 @@ public struct ServerConfiguration: Sendable {
     public var port: Int = 8080
     /// Postgres URL or keywords; nil starts the embedded Postgres.
     public var databaseURL: String?
+    /// Apply migrations (and load the seed banks into an empty database) at start. nil: only
+    /// for the embedded Postgres; a server on a given database runs least-privileged and only
+    /// checks the schema (`duel-server migrate` applies it as the owner).
+    public var migrateOnStart: Bool?
+    /// How long to keep retrying an unreachable database at start before giving up.
+    public var databaseWaitSeconds: Double = 60
     /// Where the embedded Postgres keeps its data.
     public var dataDirectory: String = ".data"
     public var duel: DuelConfiguration = .standard
@@ -48,6 +54,10 @@ public struct ServerConfiguration: Sendable {
     public var matchIntervalMs: Int64 = 250
     /// How often the sweep looks for overdue deadlines that no timer of this instance holds.
     public var sweepIntervalMs: Int64 = 1_000
+
+    /// How often an instance tries the hourly upkeep (archiving old events); the first try
+    /// comes one interval after start.
+    public var upkeepIntervalMs: Int64 = 3_600_000
 
     public init() {}
 }

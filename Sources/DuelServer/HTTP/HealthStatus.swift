@@ -24,4 +24,15 @@ struct HealthStatus {
         let why = atMs == 0 ? "starting" : fresh ? reason : "database not checked for \((nowMs - atMs) / 1_000) s"
         return (503, JSONValue.object(["status": "unavailable", "reason": .string(why)]).serialized)
     }
+
+    /// `/readyz`: the database answered lately and the server takes new connections (below its
+    /// connection cap), so a load balancer may send players here.
+    func readiness(nowMs: Int64, accepting: Bool) -> (status: UInt32, body: String) {
+        let database = response(nowMs: nowMs)
+        guard database.status == 200 else { return database }
+        guard accepting else {
+            return (503, #"{"status":"unavailable","reason":"at the connection cap"}"#)
+        }
+        return (200, #"{"status":"ready","database":"ok"}"#)
+    }
 }

@@ -28,10 +28,14 @@ struct Metrics {
         }
         gauge("quizduel_connections", "Open WebSocket connections.", connections)
         gauge("quizduel_players_online", "Authenticated players with at least one connection.", playersOnline)
-        gauge("quizduel_live_duels", "Duels not yet finished (all instances).", liveDuels)
+        // Read from the shared database: every instance reports the same value, so they carry
+        // scope="cluster" and are aggregated with max, never sum (docs/OBSERVABILITY.md).
+        metric("quizduel_live_duels", "gauge", "Duels not yet finished (all instances; aggregate with max).",
+               [("{scope=\"cluster\"}", liveDuels)])
         gauge("quizduel_scheduled_timers", "Duel deadlines this instance will fire.", timers)
         gauge("quizduel_tracked_duels", "Live duels this instance keeps delivery bookkeeping for.", trackedDuels)
-        metric("quizduel_queue_length", "gauge", "Players waiting per bank.", labelled("bank", queueLengths))
+        metric("quizduel_queue_length", "gauge", "Players waiting per bank (all instances; aggregate with max).",
+               queueLengths.sorted { $0.key < $1.key }.map { ("{scope=\"cluster\",bank=\"\($0.key)\"}", $0.value) })
         counter("quizduel_events_sent_total", "Duel events sent to clients.", eventsSent)
         counter("quizduel_messages_received_total", "Client messages received.", messagesReceived)
         metric("quizduel_errors_total", "counter", "Error replies by code.", labelled("code", errorsByCode))
@@ -46,6 +50,8 @@ struct Metrics {
         gauge("quizduel_lane_pending", "Duel inputs waiting for a lane.", lanes.pending)
         out += answerLatency.render(name: "quizduel_answer_seconds", help: "Time from an answer's arrival to its reply.")
         out += databaseLatency.render(name: "quizduel_database_seconds", help: "Time of database jobs, queueing included.")
+        out += ProcessFigures.read().render()
+        out += BuildInfo.render()
         return out
     }
 }

@@ -48,7 +48,8 @@ struct DuelWrites {
         }
         let events = add(step.events, duelID: duelID, announce: announce)
         if let result = step.completion {
-            completions.append((duelID, bankID, result))
+            // An operator-ended duel is unrated: no rating rows, no statistics.
+            if result.reason.isRated { completions.append((duelID, bankID, result)) }
             finished.append(duelID)
         }
         return events

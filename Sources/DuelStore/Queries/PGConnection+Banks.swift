@@ -24,7 +24,7 @@ extension PGConnection {
         try query("""
             SELECT b.id, b.slug, b.title, b.description, b.theme, b.difficulty,
                    (SELECT count(*) FROM questions q WHERE q.bank_id = b.id AND q.active) AS questions
-              FROM banks b ORDER BY b.slug
+              FROM banks b WHERE b.retired_at IS NULL ORDER BY b.slug
             """).map(BankSummary.init(row:))
     }
 

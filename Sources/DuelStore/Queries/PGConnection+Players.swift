@@ -43,12 +43,17 @@ extension PGConnection {
         return (try row.string("id"), try row.string("password_hash"))
     }
 
-    /// Stores a session under the hash of its token.
+    /// Stores a session under the hash of its token; `account_disabled` for a banned player.
+    /// Checked here, after the password, so the refusal tells nothing to someone without it,
+    /// and in the same statement, so a ban racing a login cannot leave a session behind.
     public func createSession(player: PlayerID, tokenHash: [UInt8], lifetimeSeconds: Int) throws {
-        try query("""
+        let created = try query("""
             INSERT INTO sessions (token_hash, player_id, expires_at)
-            VALUES (\(PGBytes(tokenHash)), \(player)::uuid, now() + make_interval(secs => \(lifetimeSeconds)))
+            SELECT \(PGBytes(tokenHash)), id, now() + make_interval(secs => \(lifetimeSeconds))
+              FROM players WHERE id = \(player)::uuid AND disabled_at IS NULL
+            RETURNING 1
             """)
+        if created.isEmpty { throw StoreError(.accountDisabled) }
     }
 
     /// The player holding an unexpired session with this token hash.

@@ -21,6 +21,7 @@ public struct Migrator: Sendable {
         case duplicateVersion(Int)
         case changedAfterApplying(version: Int, name: String)
         case noMigrations(String)
+        case notCurrent(SchemaStatus)
 
         public var description: String {
             switch self {
@@ -29,6 +30,7 @@ public struct Migrator: Sendable {
             case .changedAfterApplying(let version, let name):
                 "migration \(version) (\(name)) was changed after it was applied; add a new migration instead"
             case .noMigrations(let directory): "no migrations found in \(directory)"
+            case .notCurrent(let status): status.description
             }
         }
     }
@@ -56,6 +58,42 @@ public struct Migrator: Sendable {
         self.init(migrations: migrations)
     }
 
+    /// How the database's applied migrations compare with these files.
+    public func status(on connection: PGConnection) throws -> SchemaStatus {
+        let exists = try connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL AS present")[0]
+            .bool("present")
+        var applied: [Int: String] = [:]
+        if exists {
+            for row in try connection.query("SELECT version, checksum FROM schema_migrations") {
+                applied[try row.int("version")] = try row.string("checksum")
+            }
+        }
+        var status = SchemaStatus()
+        for migration in migrations {
+            guard let stored = applied.removeValue(forKey: migration.version) else {
+                status.missing.append(migration.name)
+                continue
+            }
+            if try stored != Self.checksum(migration.sql, on: connection) { status.changed.append(migration.name) }
+        }
+        status.unknown = applied.keys.sorted()
+        return status
+    }
+
+    /// Throws ``Failure/notCurrent(_:)`` unless every migration file is applied unchanged.
+    /// Versions the database has beyond these files (a newer server migrated it) are allowed:
+    /// migrations only add, so an older server still finds everything it uses.
+    public func verify(on connection: PGConnection) throws -> SchemaStatus {
+        let status = try status(on: connection)
+        guard status.isCurrent else { throw Failure.notCurrent(status) }
+        return status
+    }
+
+    /// The checksum recorded when applying: sha256 of the UTF-8 text, computed by the database.
+    static func checksum(_ sql: String, on connection: PGConnection) throws -> String {
+        try connection.query("SELECT encode(sha256(convert_to(\(sql), 'UTF8')), 'hex') AS sum")[0].string("sum")
+    }
+
     /// Applies the pending migrations; returns the versions applied now.
     ///
     /// An advisory lock makes concurrent server starts on one database take turns.
@@ -73,8 +111,7 @@ public struct Migrator: Sendable {
         defer { _ = try? connection.query("SELECT pg_advisory_unlock(727340001)") }
         var applied: [Int] = []
         for migration in migrations {
-            let checksum = try connection.query(
-                "SELECT encode(sha256(convert_to(\(migration.sql), 'UTF8')), 'hex') AS sum")[0].string("sum")
+            let checksum = try Self.checksum(migration.sql, on: connection)
             let existing = try connection.query(
                 "SELECT checksum FROM schema_migrations WHERE version = \(migration.version)")
             if let row = existing.first {

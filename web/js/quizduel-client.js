@@ -1,0 +1,802 @@
+// @ts-check
+/**
+ * The QuizDuel client: one WebSocket to the duel server, speaking protocol version 1
+ * (docs/PROTOCOL.md). A plain ES module with JSDoc types and no dependencies.
+ *
+ * - requests and replies matched by `ref`, with timeouts: a request resolves with the
+ *   reply's `data` and rejects with a {@link QuizDuelError} carrying the protocol's `code`
+ *   (or `timeout`, or `unavailable` when the connection is lost or not open);
+ * - a method for every op (`signup`, `login`, … `report`) and a generic `request`;
+ * - event callbacks (`on("question", cb)` …) returning an unsubscribe function;
+ * - reconnection with capped exponential backoff and jitter, then `auth` with the stored
+ *   token and `resume` of the live duel from the last seq seen;
+ * - duel events delivered once per seq, in order: duplicates are dropped, and a gap is
+ *   filled with `resume` before anything after it is delivered;
+ * - the server's clock (`serverNow()`), estimated from the events' `server_time_ms`.
+ *
+ * @example
+ *   import { QuizDuelClient } from "/js/quizduel-client.js";
+ *   const client = new QuizDuelClient();           // ws(s)://<this page's host>/duel
+ *   await client.connect();
+ *   await client.login("ada", "a good password");
+ *   client.on("question", (e) => client.answer(e.duel_id, e.record.question.index, 0));
+ *   await client.queue("world-capitals");
+ */
+
+// ---------------------------------------------------------------------------
+// Types of the wire contract
+
+/**
+ * A player's public profile (`signup`, `login`, `auth`, `profile`).
+ * @typedef {Object} Player
+ * @property {string} id
+ * @property {string} username
+ * @property {number} games
+ * @property {number} wins
+ * @property {number} losses
+ * @property {number} draws
+ * @property {number} total_score
+ * @property {Record<string, number>} ratings  rating by bank slug (1500 to start with)
+ */
+
+/**
+ * One of the two players in a duel record.
+ * @typedef {Object} DuelPlayer
+ * @property {string} id
+ * @property {string} username
+ * @property {number} rating     the rating in the duel's bank before the duel, rounded
+ * @property {number} score
+ * @property {boolean} connected
+ */
+
+/**
+ * The question shown (while open or revealed).
+ * @typedef {Object} DuelQuestion
+ * @property {number} index
+ * @property {number} question_id
+ * @property {string} prompt
+ * @property {string[]} choices
+ * @property {number} opens_at_ms  on the server's clock (see {@link QuizDuelClient#serverNow})
+ * @property {number} deadline_ms  on the server's clock; an answer after it is `too_late`
+ */
+
+/**
+ * An answer to the current question (never the option picked).
+ * @typedef {Object} DuelAnswer
+ * @property {string} player
+ * @property {boolean} correct
+ * @property {number} at_ms
+ */
+
+/**
+ * The reveal of the question just closed.
+ * @typedef {Object} DuelReveal
+ * @property {number} question_index
+ * @property {number} correct_choice
+ * @property {Record<string, number | null>} choices  by player id; null: did not answer
+ * @property {Record<string, number>} points          by player id
+ */
+
+/**
+ * @typedef {Object} DuelResult
+ * @property {string | null} winner  a player id, or null for a draw
+ * @property {"completed" | "forfeit" | "abandoned"} reason
+ * @property {Record<string, {before: number, after: number}>} ratings  by player id
+ */
+
+/**
+ * The whole state of a duel, carried by every duel event.
+ * @typedef {Object} DuelRecord
+ * @property {string} id
+ * @property {string} bank
+ * @property {"countdown" | "question" | "reveal" | "finished"} state
+ * @property {DuelPlayer[]} players
+ * @property {number} question_count
+ * @property {number} question_index
+ * @property {DuelQuestion | null} question
+ * @property {DuelAnswer[]} answers
+ * @property {DuelReveal | null} reveal
+ * @property {DuelResult | null} result
+ */
+
+/** @typedef {"init" | "question" | "answered" | "reveal" | "complete"} DuelEventName */
+
+/**
+ * A duel event: a change of the duel's row.
+ * @typedef {Object} DuelEvent
+ * @property {"event"} op
+ * @property {DuelEventName} event
+ * @property {"duels"} table
+ * @property {"INSERT" | "UPDATE"} type
+ * @property {string} duel_id
+ * @property {number} seq               from 1 per duel, one more per event
+ * @property {string} commit_timestamp  ISO 8601
+ * @property {number} server_time_ms    when the server sent the frame
+ * @property {DuelRecord} record
+ */
+
+/**
+ * The player joined a queue.
+ * @typedef {Object} QueuedEvent
+ * @property {"event"} op
+ * @property {"queued"} event
+ * @property {"match_queue"} table
+ * @property {"INSERT"} type
+ * @property {string} commit_timestamp
+ * @property {number} server_time_ms
+ * @property {{player: string, bank: string, queued_at: string}} record
+ */
+
+/** @typedef {{token: string, player: Player}} SignInReply  `signup` and `login` */
+/** @typedef {{player: Player, duel: DuelRecord | null}} AuthReply  `duel`: the live duel's latest record */
+/** @typedef {{slug: string, title: string, questions: number, description?: string, theme?: string, difficulty?: string}} Bank */
+/** @typedef {{banks: Bank[]}} BanksReply */
+/** @typedef {{queued_at: string}} QueueReply */
+/** @typedef {{correct: boolean, points: number}} AnswerReply */
+/** @typedef {{rank: number, player: string, username: string, rating: number, games: number, wins: number}} LeaderboardEntry */
+/** @typedef {{entries: LeaderboardEntry[]}} LeaderboardReply */
+/** @typedef {{player: Player}} ProfileReply */
+/** @typedef {{duels: DuelRecord[]}} HistoryReply  each duel's final record, newest first */
+/** @typedef {{question_id: number, prompt: string, choices: string[], correct_choice: number, your_choice: number | null, duel_id: string}} Mistake */
+/** @typedef {{questions: Mistake[]}} MistakesReply */
+/** @typedef {Record<string, never>} EmptyReply */
+
+// ---------------------------------------------------------------------------
+// Types of the client
+
+/**
+ * @typedef {Object} Backoff
+ * @property {number} [initialMs]  the first delay before jitter (default 500)
+ * @property {number} [maxMs]      the cap (default 10000)
+ */
+
+/**
+ * @typedef {Object} ClientOptions
+ * @property {string | null} [token]   a stored token: signs in with `auth` on every (re)connect
+ * @property {number} [timeoutMs]      default request timeout (default 10000)
+ * @property {Backoff} [backoff]       reconnection delays: min(maxMs, initialMs·2^attempt), jittered to 50-100 %
+ * @property {number} [stableMs]       a connection open (and signed in) this long resets the backoff (default 5000)
+ * @property {string | string[]} [protocols]  WebSocket subprotocols (default "duel.v1")
+ * @property {typeof WebSocket} [WebSocket]   the WebSocket class (default globalThis.WebSocket)
+ */
+
+/** @typedef {{timeoutMs?: number}} RequestOptions */
+
+/**
+ * @typedef {Object} DownInfo
+ * @property {number} code             the close code (1006: lost; 1008: closed by the server's policy, e.g. signed out)
+ * @property {string} reason
+ * @property {number | null} retryInMs  when the next attempt starts; null after {@link QuizDuelClient#close}
+ * @property {number} attempt           how many attempts failed in a row before this one
+ */
+
+/**
+ * @typedef {Object} ClientEvents
+ * @property {DuelEvent} init
+ * @property {DuelEvent} question
+ * @property {DuelEvent} answered
+ * @property {DuelEvent} reveal
+ * @property {DuelEvent} complete
+ * @property {QueuedEvent} queued
+ * @property {DuelEvent | QueuedEvent} event   every event, after the named callbacks
+ * @property {{url: string}} open              the socket opened (with a stored token, `auth` is on its way)
+ * @property {DownInfo} down                   the socket closed; reconnecting unless closed by you
+ * @property {{attempt: number}} reconnecting  a new socket is being opened
+ * @property {AuthReply} authenticated         signed in with the stored token (after every reconnect)
+ * @property {{code: string, message: string}} signedout  the stored token was refused (`unauthorized`,
+ *   `account_disabled`) and dropped: sign in again
+ * @property {{code: string, message: string}} error      an unsolicited error (`"ref": null`), e.g. `bank_empty`, `rate_limited`
+ * @property {string | null} token             the stored token changed (signup, login, auth, logout, signedout): persist it
+ */
+
+/** The WebSocket subprotocol of version 1. */
+export const PROTOCOL = "duel.v1";
+
+/** Ops the server serves before sign-in; other requests wait for a running `auth`. */
+const PUBLIC_OPS = new Set(["signup", "login", "auth", "banks"]);
+/** Codes that mean the token is no good. */
+const TOKEN_REFUSED = new Set(["unauthorized", "account_disabled"]);
+/** Codes worth trying again later. */
+const TRANSIENT = new Set(["timeout", "unavailable", "internal", "rate_limited"]);
+/** How long clock samples count for the offset estimate. */
+const CLOCK_WINDOW_MS = 5 * 60 * 1000;
+/** How many duels' seqs are remembered. */
+const DUELS_KEPT = 32;
+
+/** A refused or failed request: `code` is the protocol's error code, or `timeout` / `unavailable`. */
+export class QuizDuelError extends Error {
+  /**
+   * @param {string} code
+   * @param {string} message
+   * @param {string} [op]  the request's op
+   */
+  constructor(code, message, op) {
+    super(message);
+    this.name = "QuizDuelError";
+    /** @type {string} */
+    this.code = code;
+    /** @type {string | undefined} */
+    this.op = op;
+  }
+}
+
+/**
+ * @typedef {Object} Pending
+ * @property {string} op
+ * @property {(data: any) => void} resolve
+ * @property {(error: QuizDuelError) => void} reject
+ * @property {ReturnType<typeof setTimeout> | undefined} timer
+ */
+
+export class QuizDuelClient {
+  /**
+   * Creates a client; nothing happens until {@link QuizDuelClient#connect}.
+   * @param {string} [url]  e.g. `ws://localhost:8080/duel`; by default `/duel` on this page's host
+   * @param {ClientOptions} [options]
+   */
+  constructor(url, options = {}) {
+    this.url = url ?? defaultURL();
+    this.timeoutMs = options.timeoutMs ?? 10000;
+    this.backoff = { initialMs: options.backoff?.initialMs ?? 500, maxMs: options.backoff?.maxMs ?? 10000 };
+    this.stableMs = options.stableMs ?? 5000;
+    this.protocols = options.protocols ?? PROTOCOL;
+    /** @type {typeof WebSocket} */
+    this.WebSocket = options.WebSocket ?? globalThis.WebSocket;
+    /** @type {Player | null} the signed-in player, as of the last sign-in */
+    this.player = null;
+
+    /** @type {string | null} */ this._token = options.token ?? null;
+    /** @type {WebSocket | null} */ this._ws = null;
+    this._wanted = false;      // connect() called and close() not since
+    this._signedIn = false;
+    this._attempt = 0;
+    this._policyCloses = 0;  // 1008 closes in a row, each before the connection was stable
+    /** @type {ReturnType<typeof setTimeout> | undefined} */ this._retryTimer = undefined;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */ this._stableTimer = undefined;
+    /** @type {Map<number, Pending>} */ this._pending = new Map();
+    this._nextRef = 1;
+    /** @type {Promise<unknown> | null} */ this._authing = null;
+    /** @type {Map<string, Set<Function>>} */ this._listeners = new Map();
+    /** @type {Map<string, {lastSeq: number, done: boolean}>} */ this._duels = new Map();
+    /** @type {string | null} */ this._liveDuel = null;
+    /** @type {Set<string>} */ this._resuming = new Set();
+    /** @type {{at: number, offset: number}[]} */ this._clock = [];
+    this._offset = 0;
+    /** @type {{resolve: () => void, reject: (e: QuizDuelError) => void}[]} */ this._openWaiters = [];
+  }
+
+  // ---- connection --------------------------------------------------------
+
+  /**
+   * Opens the connection (and keeps it open, reconnecting, until {@link QuizDuelClient#close}).
+   * Resolves when a socket is open; with a stored token, `auth` then runs on its own (see the
+   * `authenticated` and `signedout` callbacks; requests that need a sign-in wait for it).
+   * Rejects only if `close()` is called first.
+   * @returns {Promise<void>}
+   */
+  connect() {
+    if (this.connected) return Promise.resolve();
+    /** @type {Promise<void>} */
+    const opened = new Promise((resolve, reject) => this._openWaiters.push({ resolve: () => resolve(), reject }));
+    if (!this._wanted) {
+      this._wanted = true;
+      this._attempt = 0;
+      if (!this._ws) this._open();
+    }
+    return opened;
+  }
+
+  /** Closes the connection for good (until `connect()` again); pending requests fail with `unavailable`. */
+  close() {
+    this._wanted = false;
+    clearTimeout(this._retryTimer);
+    const ws = this._ws;
+    if (ws) {
+      this._ws = null;
+      ws.close(1000, "bye");
+      this._lost({ code: 1000, reason: "closed by the client" });
+    }
+    for (const w of this._openWaiters.splice(0)) w.reject(new QuizDuelError("unavailable", "closed by the client"));
+  }
+
+  /** Drops the current socket as if the network failed; the client reconnects and resumes. */
+  drop() {
+    if (this._ws) this._ws.close();
+  }
+
+  /** Whether the socket is open. */
+  get connected() {
+    return !!this._ws && this._ws.readyState === this.WebSocket.OPEN;
+  }
+
+  /** Whether this connection is signed in (signup, login or auth succeeded on it). */
+  get signedIn() {
+    return this.connected && this._signedIn;
+  }
+
+  /** The stored token (set by signup, login and auth; dropped by logout and when refused). */
+  get token() {
+    return this._token;
+  }
+
+  _open() {
+    const ws = new this.WebSocket(this.url, this.protocols);
+    this._ws = ws;
+    ws.onopen = () => { if (ws === this._ws) this._opened(); };
+    ws.onmessage = (m) => { if (ws === this._ws) this._receive(m.data); };
+    ws.onclose = (e) => {
+      if (ws !== this._ws) return;
+      this._ws = null;
+      this._lost(e);
+    };
+  }
+
+  _opened() {
+    clearTimeout(this._stableTimer);
+    this._stableTimer = setTimeout(() => {
+      if (this.connected && (this._signedIn || !this._token)) this._attempt = this._policyCloses = 0;
+    }, this.stableMs);
+    if (this._token) this._reauth(); // first, so that requests made on "open" wait for it
+    this._emit("open", { url: this.url });
+    for (const w of this._openWaiters.splice(0)) w.resolve();
+  }
+
+  /**
+   * @param {{code: number, reason: string}} e
+   */
+  _lost(e) {
+    clearTimeout(this._stableTimer);
+    this._signedIn = false;
+    this._resuming.clear();
+    const pending = [...this._pending.values()];
+    this._pending.clear();
+    for (const p of pending) {
+      clearTimeout(p.timer);
+      p.reject(new QuizDuelError("unavailable", "connection lost", p.op));
+    }
+    if (e.code === 1008 && this._token && ++this._policyCloses >= 3) {
+      // The server keeps ending this session (signed out, banned): do not sign in again and again.
+      this._policyCloses = 0;
+      this._refused(this._token, "unauthorized", `the server keeps closing the session (1008${e.reason ? `: ${e.reason}` : ""})`);
+    }
+    if (!this._wanted) {
+      this._emit("down", { code: e.code, reason: e.reason, retryInMs: null, attempt: this._attempt });
+      return;
+    }
+    const base = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** Math.min(this._attempt, 30));
+    const delay = Math.round(base / 2 + (Math.random() * base) / 2);
+    this._emit("down", { code: e.code, reason: e.reason, retryInMs: delay, attempt: this._attempt });
+    this._attempt += 1;
+    clearTimeout(this._retryTimer);
+    this._retryTimer = setTimeout(() => {
+      if (!this._wanted || this._ws) return;
+      this._emit("reconnecting", { attempt: this._attempt });
+      this._open();
+    }, delay);
+  }
+
+  /** Signs in again with the stored token after a (re)connect. */
+  _reauth() {
+    const ws = this._ws;
+    this.auth().catch((/** @type {QuizDuelError} */ error) => {
+      // Refused tokens are dropped (and reported) by auth(); a transient failure closes the
+      // socket so that the backoff paces the next try.
+      if (TRANSIENT.has(error.code) && ws === this._ws && ws) ws.close(4000, "auth failed: retrying");
+    });
+  }
+
+  // ---- requests ----------------------------------------------------------
+
+  /**
+   * Sends one request and waits for its reply.
+   * @param {string} op
+   * @param {Record<string, unknown>} [fields]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<any>}  the reply's `data`; rejects with a {@link QuizDuelError}
+   */
+  request(op, fields = {}, options = {}) {
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    return new Promise((resolve, reject) => {
+      const ref = this._nextRef++;
+      /** @type {Pending} */
+      const entry = { op, resolve, reject, timer: undefined };
+      if (!this.connected) return reject(new QuizDuelError("unavailable", "not connected", op));
+      this._pending.set(ref, entry);
+      entry.timer = setTimeout(() => {
+        if (this._pending.get(ref) !== entry) return;
+        this._pending.delete(ref);
+        reject(new QuizDuelError("timeout", `${op}: no reply within ${timeoutMs} ms`, op));
+      }, timeoutMs);
+      /** @type {Record<string, unknown>} */
+      const message = { op, ref };
+      for (const [key, value] of Object.entries(fields)) {
+        if (key !== "op" && key !== "ref" && value !== undefined) message[key] = value;
+      }
+      const send = () => {
+        if (this._pending.get(ref) !== entry) return; // timed out or lost meanwhile
+        if (!this._ws || !this.connected) {
+          this._pending.delete(ref);
+          clearTimeout(entry.timer);
+          return reject(new QuizDuelError("unavailable", "not connected", op));
+        }
+        this._ws.send(JSON.stringify(message));
+      };
+      if (this._authing && !PUBLIC_OPS.has(op)) this._authing.then(send, send);
+      else send();
+    });
+  }
+
+  /**
+   * Creates an account and signs in; stores the token.
+   * @param {string} username
+   * @param {string} password
+   * @param {RequestOptions} [options]
+   * @returns {Promise<SignInReply>}
+   */
+  async signup(username, password, options) {
+    return this._signedInWith(await this.request("signup", { username, password }, options));
+  }
+
+  /**
+   * Signs in; stores the token.
+   * @param {string} username
+   * @param {string} password
+   * @param {RequestOptions} [options]
+   * @returns {Promise<SignInReply>}
+   */
+  async login(username, password, options) {
+    return this._signedInWith(await this.request("login", { username, password }, options));
+  }
+
+  /**
+   * @param {SignInReply} data
+   */
+  _signedInWith(data) {
+    this._signedIn = true;
+    this.player = data.player;
+    this._setToken(data.token);
+    return data;
+  }
+
+  /**
+   * Signs this connection in with a token (the stored one by default; the client does this
+   * itself after every connect). On success it stores the token, emits `authenticated` and
+   * resumes the live duel from the last seq seen. A refused token (`unauthorized`,
+   * `account_disabled`) is dropped and reported with `signedout`.
+   * @param {string | null} [token]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<AuthReply>}
+   */
+  async auth(token = this._token, options) {
+    if (!token) throw new QuizDuelError("unauthorized", "no token to sign in with", "auth");
+    const ws = this._ws;
+    const running = this.request("auth", { token }, options);
+    this._authing = running;
+    /** @type {AuthReply} */
+    let data;
+    try {
+      data = await running;
+    } catch (error) {
+      if (this._authing === running) this._authing = null;
+      const e = /** @type {QuizDuelError} */ (error);
+      if (TOKEN_REFUSED.has(e.code) && ws === this._ws) this._refused(token, e.code, e.message);
+      throw e;
+    }
+    if (this._authing === running) this._authing = null;
+    this._signedIn = true;
+    this.player = data.player;
+    this._setToken(token);
+    this._emit("authenticated", data);
+    // Catch up: the live duel (the reply tells which), and the duel we were following if it
+    // finished while we were away (its `complete` is still to be delivered).
+    const toResume = new Set();
+    const live = data.duel;
+    const known = live ? this._duels.get(live.id) : undefined;
+    if (live && !known?.done && (live.state !== "finished" || known)) toResume.add(live.id);
+    if (this._liveDuel && !this._duels.get(this._liveDuel)?.done) toResume.add(this._liveDuel);
+    for (const id of toResume) this._fill(id);
+    return data;
+  }
+
+  /**
+   * Signs out: the token stops working (and is dropped here even if the request fails).
+   * @param {RequestOptions} [options]
+   * @returns {Promise<EmptyReply>}
+   */
+  async logout(options) {
+    try {
+      return await this.request("logout", {}, options);
+    } finally {
+      this._signedIn = false;
+      this.player = null;
+      this._liveDuel = null;
+      this._setToken(null);
+    }
+  }
+
+  /**
+   * @param {RequestOptions} [options]
+   * @returns {Promise<BanksReply>}
+   */
+  banks(options) { return this.request("banks", {}, options); }
+
+  /**
+   * Joins a bank's queue; a `queued` event follows, and `init` when matched.
+   * @param {string} bank  a slug
+   * @param {RequestOptions} [options]
+   * @returns {Promise<QueueReply>}
+   */
+  queue(bank, options) { return this.request("queue", { bank }, options); }
+
+  /**
+   * Leaves the queue (`not_queued` once matched).
+   * @param {RequestOptions} [options]
+   * @returns {Promise<EmptyReply>}
+   */
+  cancel(options) { return this.request("cancel", {}, options); }
+
+  /**
+   * Answers the open question.
+   * @param {string} duelId
+   * @param {number} questionIndex
+   * @param {number} choice  counted from 0
+   * @param {RequestOptions} [options]
+   * @returns {Promise<AnswerReply>}
+   */
+  answer(duelId, questionIndex, choice, options) {
+    return this.request("answer", { duel_id: duelId, question_index: questionIndex, choice }, options);
+  }
+
+  /**
+   * Gives up a duel.
+   * @param {string} duelId
+   * @param {RequestOptions} [options]
+   * @returns {Promise<EmptyReply>}
+   */
+  forfeit(duelId, options) { return this.request("forfeit", { duel_id: duelId }, options); }
+
+  /**
+   * Asks for the duel's events after `afterSeq` (by default the last seq seen). The client
+   * does this itself after a reconnect and on a gap; events already seen are not delivered again.
+   * @param {string} duelId
+   * @param {number} [afterSeq]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<EmptyReply>}
+   */
+  async resume(duelId, afterSeq, options) {
+    const after = afterSeq ?? this.lastSeq(duelId);
+    this._resuming.add(duelId);
+    try {
+      return await this.request("resume", { duel_id: duelId, after_seq: after }, options);
+    } finally {
+      this._resuming.delete(duelId);
+    }
+  }
+
+  /**
+   * A bank's best players.
+   * @param {string} bank
+   * @param {number} [limit]  1-100, 20 by default
+   * @param {RequestOptions} [options]
+   * @returns {Promise<LeaderboardReply>}
+   */
+  leaderboard(bank, limit, options) { return this.request("leaderboard", { bank, limit }, options); }
+
+  /**
+   * A player's profile (yours by default).
+   * @param {string} [player]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<ProfileReply>}
+   */
+  profile(player, options) { return this.request("profile", { player }, options); }
+
+  /**
+   * Your finished duels, newest first.
+   * @param {number} [limit]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<HistoryReply>}
+   */
+  history(limit, options) { return this.request("history", { limit }, options); }
+
+  /**
+   * Questions you missed.
+   * @param {number} [limit]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<MistakesReply>}
+   */
+  mistakes(limit, options) { return this.request("mistakes", { limit }, options); }
+
+  /**
+   * Flags a question for the bank's operators.
+   * @param {number} questionId
+   * @param {string} reason  1-500 characters, no line breaks
+   * @param {RequestOptions} [options]
+   * @returns {Promise<EmptyReply>}
+   */
+  report(questionId, reason, options) { return this.request("report", { question_id: questionId, reason }, options); }
+
+  // ---- events ------------------------------------------------------------
+
+  /**
+   * Calls `callback` on each `name` event. Duel events come once per seq, in order.
+   * @template {keyof ClientEvents} K
+   * @param {K} name
+   * @param {(payload: ClientEvents[K]) => void} callback
+   * @returns {() => void}  unsubscribes
+   */
+  on(name, callback) {
+    const set = this._listeners.get(name) ?? new Set();
+    this._listeners.set(name, set);
+    const listener = (/** @type {any} */ payload) => callback(payload);
+    set.add(listener);
+    return () => { set.delete(listener); };
+  }
+
+  /**
+   * @param {keyof ClientEvents} name
+   * @param {unknown} payload
+   */
+  _emit(name, payload) {
+    const set = this._listeners.get(name);
+    if (!set) return;
+    for (const listener of [...set]) {
+      try {
+        listener(payload);
+      } catch (error) {
+        setTimeout(() => { throw error; }); // report it without breaking the client
+      }
+    }
+  }
+
+  /**
+   * The last seq seen of a duel (0 if none).
+   * @param {string} duelId
+   */
+  lastSeq(duelId) {
+    return this._duels.get(duelId)?.lastSeq ?? 0;
+  }
+
+  /** The duel being followed: the last one with an event and no `complete` yet, or null. */
+  get liveDuelId() {
+    return this._liveDuel;
+  }
+
+  /**
+   * @param {string} text
+   */
+  _receive(text) {
+    let message;
+    try { message = JSON.parse(text); } catch { return; }
+    if (!message || typeof message !== "object") return;
+    if (typeof message.server_time_ms === "number") this._sample(message.server_time_ms);
+    if (message.op === "reply" || message.op === "error") {
+      const entry = message.ref === null || message.ref === undefined ? undefined : this._pending.get(message.ref);
+      if (entry) {
+        this._pending.delete(message.ref);
+        clearTimeout(entry.timer);
+        if (message.op === "reply") entry.resolve(message.data ?? {});
+        else entry.reject(new QuizDuelError(String(message.code), String(message.message ?? message.code), entry.op));
+      } else if (message.op === "error" && (message.ref === null || message.ref === undefined)) {
+        this._emit("error", { code: String(message.code), message: String(message.message ?? message.code) });
+      }
+      return; // a late reply to a request that timed out is dropped
+    }
+    if (message.op !== "event") return;
+    if (message.table !== "duels" || typeof message.seq !== "number" || typeof message.duel_id !== "string") {
+      this._deliver(message);
+      return;
+    }
+    const id = message.duel_id;
+    let duel = this._duels.get(id);
+    if (!duel) {
+      duel = { lastSeq: 0, done: false };
+      this._duels.set(id, duel);
+      this._forgetOldDuels();
+    }
+    if (message.seq <= duel.lastSeq) return; // seen already (a resume replays from its after_seq)
+    if (message.seq > duel.lastSeq + 1) {
+      // A gap: ask for what is missing; the replay brings this event again, in order.
+      if (!this._resuming.has(id)) this._fill(id);
+      return;
+    }
+    duel.lastSeq = message.seq;
+    if (message.event === "complete") {
+      duel.done = true;
+      if (this._liveDuel === id) this._liveDuel = null;
+    } else if (!duel.done) {
+      this._liveDuel = id;
+    }
+    this._deliver(message);
+  }
+
+  /**
+   * @param {DuelEvent | QueuedEvent} event
+   */
+  _deliver(event) {
+    this._emit(/** @type {keyof ClientEvents} */ (event.event), event);
+    this._emit("event", event);
+  }
+
+  /**
+   * Resumes a duel from its last seq seen, retrying a few times on transient failures
+   * while the same socket stays open.
+   * @param {string} id
+   * @param {number} [tries]
+   */
+  _fill(id, tries = 0) {
+    const ws = this._ws;
+    this.resume(id).catch((/** @type {QuizDuelError} */ error) => {
+      if (TRANSIENT.has(error.code) && tries < 3 && ws === this._ws) {
+        this._resuming.add(id); // keep gapped events back until the retry
+        setTimeout(() => {
+          this._resuming.delete(id);
+          if (ws === this._ws && this.connected) this._fill(id, tries + 1);
+        }, 500 * (tries + 1));
+      }
+    });
+  }
+
+  _forgetOldDuels() {
+    if (this._duels.size <= DUELS_KEPT) return;
+    for (const [id, duel] of this._duels) {
+      if (this._duels.size <= DUELS_KEPT) break;
+      if (duel.done || id !== this._liveDuel) this._duels.delete(id);
+    }
+  }
+
+  /**
+   * A token was refused: drop it if it is the stored one, and report that.
+   * @param {string} token
+   * @param {string} code
+   * @param {string} message
+   */
+  _refused(token, code, message) {
+    this._signedIn = false;
+    this.player = null;
+    if (token !== this._token) return;
+    this._liveDuel = null;
+    this._setToken(null);
+    this._emit("signedout", { code, message });
+  }
+
+  /**
+   * @param {string | null} token
+   */
+  _setToken(token) {
+    if (token === this._token) return;
+    this._token = token;
+    this._emit("token", token);
+  }
+
+  // ---- the server's clock --------------------------------------------------
+
+  /**
+   * The server's clock minus this one, in ms: the largest of the recent samples
+   * `server_time_ms − arrival time`, i.e. the one that travelled fastest.
+   */
+  get clockOffsetMs() {
+    return this._offset;
+  }
+
+  /** The server's clock now, in ms since 1970 (deadlines are on the server's clock). */
+  serverNow() {
+    return Date.now() + this._offset;
+  }
+
+  /**
+   * @param {number} serverMs
+   */
+  _sample(serverMs) {
+    const now = Date.now();
+    this._clock.push({ at: now, offset: serverMs - now });
+    while (this._clock.length > 64 || (this._clock.length > 1 && now - this._clock[0].at > CLOCK_WINDOW_MS)) this._clock.shift();
+    this._offset = Math.max(...this._clock.map((s) => s.offset));
+  }
+}
+
+/** `ws(s)://<this page's host>/duel`, for a page served by the duel server. */
+function defaultURL() {
+  const loc = globalThis.location;
+  if (!loc) throw new TypeError("QuizDuelClient: a url is needed outside a browser page");
+  return `${loc.protocol === "https:" ? "wss" : "ws"}://${loc.host}/duel`;
+}
