@@ -134,7 +134,9 @@ public final class DuelClient: @unchecked Sendable {
                 continuation.resume(throwing: DuelClientError.closed(code: closeCode))
                 return
             }
-            loop.enqueue(.send(self, Array(JSONValue.object(message).serialized.utf8), binary: false))
+            let bytes = Array(JSONValue.object(message).serialized.utf8)
+            FrameLog.record(connection: id, outgoing: true, bytes)
+            loop.enqueue(.send(self, bytes, binary: false))
             after(timeout) { [self] in
                 state.withLock { $0.replies.removeValue(forKey: ref) }?
                     .resume(throwing: DuelClientError.timeout("reply to \(op)"))
@@ -151,6 +153,7 @@ public final class DuelClient: @unchecked Sendable {
 
     /// Sends raw bytes as a text (or binary) frame, for tests of bad input.
     public func sendRaw(_ bytes: [UInt8], binary: Bool = false) {
+        if !binary && !hasHandler { FrameLog.record(connection: id, outgoing: true, bytes) }
         loop.enqueue(.send(self, bytes, binary: binary))
     }
 
@@ -256,6 +259,7 @@ public final class DuelClient: @unchecked Sendable {
             return
         }
         let bytes = Array(frame)
+        FrameLog.record(connection: id, outgoing: false, bytes)
         let text = String(decoding: bytes, as: UTF8.self)
         let message = (try? JSONParser.parse(bytes)) ?? .object(["op": "unparseable", "text": .string(text)])
         let received = Received(message: message, receivedAtMicros: receivedAt)

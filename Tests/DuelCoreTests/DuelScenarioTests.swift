@@ -240,6 +240,28 @@ import Testing
         #expect(duel.forfeit(player: alice, atMs: atMs).rejection?.code == .duelOver)
     }
 
+    @Test(arguments: [Int64(1_000), 5_000, 7_000])
+    func anOperatorEndIsUnratedWithoutAWinnerAndReplays(atMs: Int64) {
+        var (duel, _) = Fixture.duel()
+        let start = duel
+        _ = duel.advance(nowMs: 3_000)
+        _ = duel.answer(player: alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 3_100)
+        let step = duel.end(atMs: atMs)
+        #expect(step.kinds.last == .complete)
+        #expect(duel.result?.reason == .ended)
+        #expect(duel.result?.winner == nil)
+        for outcome in duel.result?.outcomes ?? [] { #expect(outcome.rating.before == outcome.rating.after) }
+        #expect(step.completion?.reason.isRated == false)
+        #expect(duel.end(atMs: atMs + 1).rejection?.code == .duelOver)
+        // The input log replays it to the same state.
+        var replayed = start
+        replayed.replay([.advance(atMs: 3_000),
+                         .answer(player: alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 3_100),
+                         .end(atMs: atMs)])
+        #expect(replayed == duel)
+        #expect(DuelInput(kind: "end", player: nil, questionIndex: nil, choice: nil, atMs: atMs) == .end(atMs: atMs))
+    }
+
     @Test func strangersCannotForfeit() {
         var (duel, _) = Fixture.duel()
         #expect(duel.forfeit(player: "p-eve", atMs: 10).rejection?.code == .notInDuel)

@@ -1,6 +1,13 @@
-"""A real duel-server (embedded Postgres) and real headless Chromium sessions."""
+"""A real duel-server (embedded Postgres) and real headless Chromium sessions.
+
+Every WebSocket text frame a test's browsers send or receive is appended to
+.build/frames/browser-<test>.jsonl (from Chrome's performance log), one JSON object a line:
+{"source": "browser:<test>", "conn": "<browser index>:<requestId>", "dir": "out"|"in", "frame": "<text>"}.
+"""
+import json
 import os
 import pathlib
+import re
 import shutil
 import socket
 import subprocess
@@ -13,6 +20,7 @@ from selenium.webdriver.chrome.service import Service
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHOTS = ROOT / ".build" / "web-screenshots"
+FRAMES = ROOT / ".build" / "frames"
 
 
 def free_port():
@@ -79,15 +87,78 @@ def make_browser():
     for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=390,844",
                 "--disable-gpu", "--no-first-run"]:
         options.add_argument(arg)
+    # The performance log carries the DevTools Network events, WebSocket frames included.
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
-    return webdriver.Chrome(service=service, options=options)
+    browser = webdriver.Chrome(service=service, options=options)
+    browser.ws_frames = []  # accumulated by collect_frames()
+    return browser
+
+
+FRAME_METHODS = {"Network.webSocketFrameSent": "out", "Network.webSocketFrameReceived": "in"}
+
+
+def collect_frames(browser):
+    """Drains the browser's performance log (each read empties it) and keeps its WebSocket
+    text frames in browser.ws_frames as (direction, requestId, payload). Safe to call at
+    any time; teardown calls it once more."""
+    for _ in range(1000):  # chromedriver hands out at most 100,000 entries per read
+        entries = browser.get_log("performance")
+        if not entries:
+            break
+        for entry in entries:
+            try:
+                message = json.loads(entry["message"])["message"]
+            except (KeyError, TypeError, ValueError):
+                continue
+            direction = FRAME_METHODS.get(message.get("method"))
+            if direction is None:
+                continue
+            params = message.get("params") or {}
+            response = params.get("response") or {}
+            if response.get("opcode") != 1:  # text frames only
+                continue
+            browser.ws_frames.append((direction, str(params.get("requestId")), response.get("payloadData", "")))
+
+
+def write_frames(test_name, browsers):
+    """Appends every browser's frames to .build/frames/browser-<test>.jsonl."""
+    FRAMES.mkdir(parents=True, exist_ok=True)
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", test_name)
+    with open(FRAMES / f"browser-{safe}.jsonl", "a", encoding="utf-8") as out:
+        for index, browser in enumerate(browsers):
+            for direction, request_id, payload in browser.ws_frames:
+                out.write(json.dumps({"source": f"browser:{test_name}", "conn": f"{index}:{request_id}",
+                                      "dir": direction, "frame": payload}, ensure_ascii=False) + "\n")
+
+
+def finish(request, browsers):
+    """Teardown: record the frames of every browser (even after a failure), then quit them."""
+    try:
+        for b in browsers:
+            try:
+                collect_frames(b)
+            except Exception as error:  # a crashed browser must not hide the test's own result
+                print(f"could not read the performance log: {error!r}")
+        write_frames(request.node.name, browsers)
+    finally:
+        for b in browsers:
+            b.quit()
 
 
 @pytest.fixture
-def browsers():
+def browsers(request):
     os.environ.setdefault("SE_OFFLINE", "true")
     SHOTS.mkdir(parents=True, exist_ok=True)
     pair = [make_browser(), make_browser()]
     yield pair
-    for b in pair:
-        b.quit()
+    finish(request, pair)
+
+
+@pytest.fixture
+def browser(request):
+    """One browser, for tests that run several clients in one page."""
+    os.environ.setdefault("SE_OFFLINE", "true")
+    one = [make_browser()]
+    yield one[0]
+    finish(request, one)

@@ -141,7 +141,7 @@ def test_a_dropped_connection_resumes_the_duel(server, browsers):
     sign_up(b, server, f"di{tag}")
     duel = start(a, b)
     wait(b, question_open(b, 0))
-    b.execute_script("window.quizduel.conn.drop()")
+    b.execute_script("window.quizduel.client.drop()")
     wait(b, lambda x: x.find_element(By.ID, "status").is_displayed() and "Reconnecting" in text(x, "status"), timeout=5)
     b.save_screenshot(str(SHOTS / "reconnecting.png"))
     # While B is away, A answers; B must catch up on reconnect.

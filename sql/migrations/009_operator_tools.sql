@@ -25,6 +25,9 @@ ALTER TABLE duels ADD CONSTRAINT duels_finish_reason_check
 ALTER TABLE duel_inputs DROP CONSTRAINT duel_inputs_kind_check;
 ALTER TABLE duel_inputs ADD CONSTRAINT duel_inputs_kind_check
     CHECK (kind IN ('answer', 'forfeit', 'advance', 'disconnected', 'reconnected', 'end'));
+-- Like 'advance', 'end' speaks for no player.
+ALTER TABLE duel_inputs DROP CONSTRAINT duel_inputs_check;
+ALTER TABLE duel_inputs ADD CONSTRAINT duel_inputs_check CHECK ((kind IN ('advance', 'end')) = (player_id IS NULL));
 
 -- Requests to end a duel, applied by any running server instance (LISTEN duel_commands,
 -- and its sweep picks up what no instance heard). done_at is set once applied.

@@ -1,10 +1,11 @@
-// The QuizDuel browser client: screens, the duel view, and resilience.
-import { Connection } from "./connection.js";
+// The QuizDuel browser client: screens and the duel view. The connection, its
+// resilience (reconnect, re-auth, resume, seq order) and the server's clock live in
+// quizduel-client.js.
+import { QuizDuelClient } from "./quizduel-client.js";
 
 const $ = (id) => document.getElementById(id);
 const screens = ["auth", "home", "matching", "duel", "end", "leaderboard", "profile", "history", "mistakes"];
 const state = {
-  token: localStorage.getItem("quizduel.token"),
   player: null,
   banks: [],
   bank: null,
@@ -17,9 +18,8 @@ const state = {
   revealTimer: null,
 };
 
-const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/duel`;
-const conn = new Connection(url, { onEvent, onOpen, onDown });
-window.quizduel = { conn, state }; // handy in the console and for the browser tests
+const client = new QuizDuelClient(undefined, { token: localStorage.getItem("quizduel.token") });
+window.quizduel = { client, state }; // handy in the console and for the browser tests
 
 function show(name) {
   for (const s of screens) $(`screen-${s}`).hidden = s !== name;
@@ -33,6 +33,12 @@ function status(text) {
   $("status").textContent = text || "";
 }
 
+// A passing notice: cleared after 3 s unless something else took the bar meanwhile.
+function flash(text) {
+  status(text);
+  setTimeout(() => { if ($("status").textContent === text) status(""); }, 3000);
+}
+
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -44,34 +50,50 @@ function el(tag, attrs = {}, ...children) {
 
 // ---- connection life ----
 
-async function onOpen() {
+client.on("token", (token) => {
+  if (token) localStorage.setItem("quizduel.token", token);
+  else localStorage.removeItem("quizduel.token");
+});
+
+client.on("open", () => {
   status("");
-  if (!state.token) { show("auth"); return; }
-  const reply = await conn.request("auth", { token: state.token });
-  if (reply.op !== "reply") {
-    state.token = null;
-    localStorage.removeItem("quizduel.token");
-    show("auth");
-    return;
-  }
-  state.player = reply.data.player;
-  const live = reply.data.duel;
-  if (live && live.state !== "finished") {
-    // Back into a duel: render the latest record, then fetch whatever we missed.
-    const after = state.duelId === live.id ? state.lastSeq : 0;
-    state.duelId = live.id;
-    state.duel = live;
+  if (!client.token) show("auth"); // with a token the client signs in by itself
+});
+
+client.on("down", () => {
+  if (state.player) status("Reconnecting…");
+});
+
+// Signed in with the stored token (page load, and after every reconnect). The client
+// resumes the live duel on its own: the missed events follow, in order.
+client.on("authenticated", ({ player, duel }) => {
+  state.player = player;
+  if (duel && duel.state !== "finished") {
+    if (state.duelId !== duel.id) newDuel(duel.id);
+    state.duel = duel;
     show("duel");
     render();
-    await conn.request("resume", { duel_id: live.id, after_seq: after });
+  } else if (state.duelId && client.liveDuelId === state.duelId) {
+    // Our duel ended while we were away: its last events, `complete` included, are on the way.
   } else if (!$("screen-duel").hidden || !$("screen-auth").hidden || !$("screen-matching").hidden) {
     goHome();
   }
-}
+});
 
-function onDown() {
-  if (state.player) status("Reconnecting…");
-}
+// The stored token was refused (the session ended, or the account is disabled).
+client.on("signedout", ({ message }) => {
+  Object.assign(state, { player: null, duel: null, duelId: null });
+  clearInterval(state.timer);
+  status("");
+  show("auth");
+  $("auth-error").textContent = `Signed out: ${message}`;
+});
+
+// Errors the server sends on its own, e.g. bank_empty (the queue was dropped) or rate_limited.
+client.on("error", ({ code, message }) => {
+  if (code === "bank_empty" && !$("screen-matching").hidden) goHome();
+  flash(message);
+});
 
 // ---- auth ----
 
@@ -82,18 +104,19 @@ async function authenticate(op) {
   const username = $("username").value.trim();
   const password = $("password").value;
   $("auth-error").textContent = "";
-  const reply = await conn.request(op, { username, password });
-  if (reply.op !== "reply") { $("auth-error").textContent = reply.message; return; }
-  state.token = reply.data.token;
-  localStorage.setItem("quizduel.token", state.token);
-  state.player = reply.data.player;
+  try {
+    const data = op === "signup" ? await client.signup(username, password) : await client.login(username, password);
+    state.player = data.player; // the client keeps the token (see the "token" callback)
+  } catch (error) {
+    $("auth-error").textContent = error.message;
+    return;
+  }
   goHome();
 }
 
 $("logout").addEventListener("click", async () => {
-  await conn.request("logout");
-  localStorage.removeItem("quizduel.token");
-  Object.assign(state, { token: null, player: null, duel: null, duelId: null });
+  try { await client.logout(); } catch { /* the token is dropped anyway */ }
+  Object.assign(state, { player: null, duel: null, duelId: null });
   show("auth");
 });
 
@@ -102,9 +125,7 @@ $("logout").addEventListener("click", async () => {
 async function goHome() {
   show("home");
   $("me").textContent = state.player ? `Signed in as ${state.player.username}` : "";
-  const reply = await conn.request("banks");
-  if (reply.op !== "reply") return;
-  state.banks = reply.data.banks;
+  try { state.banks = (await client.banks()).banks; } catch { return; }
   const list = $("banks");
   list.replaceChildren(...state.banks.map((b) => el("li", {},
     el("span", {}, el("strong", {}, b.title), el("br"), el("span", { class: "muted" }, `${b.questions} questions · rating ${state.player?.ratings?.[b.slug] ?? 1500}`)),
@@ -113,33 +134,34 @@ async function goHome() {
 
 async function queue(bank) {
   state.bank = bank;
-  const reply = await conn.request("queue", { bank: bank.slug });
-  if (reply.op !== "reply" && reply.code !== "already_queued") { status(reply.message); setTimeout(() => status(""), 3000); return; }
+  try {
+    await client.queue(bank.slug);
+  } catch (error) {
+    if (error.code !== "already_queued") { flash(error.message); return; }
+  }
   $("matching-bank").textContent = bank.title;
   show("matching");
 }
 
 $("cancel").addEventListener("click", async () => {
-  const reply = await conn.request("cancel");
-  if (reply.op === "reply") goHome();
+  try { await client.cancel(); } catch { return; } // not_queued: matched already, init is coming
+  goHome();
 });
 
 // ---- the duel ----
 
+function newDuel(id) {
+  state.duelId = id;
+  state.lastSeq = 0;
+  state.verdicts = {};
+  state.myPick = null;
+}
+
+// The client delivers each duel's events once per seq, in order (it resumes on gaps).
+for (const name of /** @type {const} */ (["init", "question", "answered", "reveal", "complete"])) client.on(name, onEvent);
+
 function onEvent(event) {
-  if (event.event === "queued") return;
-  if (state.duelId && event.duel_id !== state.duelId && event.event !== "init") return;
-  if (event.event === "init") {
-    state.duelId = event.duel_id;
-    state.lastSeq = 0;
-    state.verdicts = {};
-    state.myPick = null;
-  }
-  if (event.seq <= state.lastSeq) return; // already seen (e.g. replayed by resume)
-  if (event.seq > state.lastSeq + 1 && state.lastSeq > 0) {
-    conn.request("resume", { duel_id: state.duelId, after_seq: state.lastSeq }); // fill the gap
-    return;
-  }
+  if (event.event === "init" || event.duel_id !== state.duelId) newDuel(event.duel_id);
   state.lastSeq = event.seq;
   state.duel = event.record;
   if (event.event === "question") { state.myPick = null; }
@@ -166,10 +188,10 @@ function render(kind) {
     $("question-area").hidden = true;
     $("countdown").hidden = false;
     state.timer = setInterval(() => {
-      const left = Math.max(1, Math.ceil((state.countdownEnds - conn.serverNow()) / 1000));
+      const left = Math.max(1, Math.ceil((state.countdownEnds - client.serverNow()) / 1000));
       $("countdown").textContent = left;
     }, 100);
-    state.countdownEnds = conn.serverNow() + 3000;
+    state.countdownEnds = client.serverNow() + 3000;
     $("countdown").textContent = "3";
     return;
   }
@@ -205,7 +227,7 @@ function render(kind) {
   } else {
     const tick = () => {
       const total = q.deadline_ms - q.opens_at_ms;
-      const left = Math.max(0, q.deadline_ms - conn.serverNow());
+      const left = Math.max(0, q.deadline_ms - client.serverNow());
       $("timer-bar").style.width = `${(100 * left) / total}%`;
       $("timer-text").textContent = `${Math.ceil(left / 1000)} s`;
     };
@@ -220,16 +242,20 @@ async function answer(choice) {
   const index = d.question.index;
   if (state.myPick && state.myPick.index === index) return;
   state.myPick = { index, choice };
-  const reply = await conn.request("answer", { duel_id: state.duelId, question_index: index, choice });
-  if (reply.op === "reply") state.verdicts[index] = reply.data;
-  else if (reply.code === "locked_out") $("verdict").textContent = "Locked out: your opponent was faster";
-  else if (reply.code === "too_late") $("verdict").textContent = "Too late";
-  render();
-  if (reply.op === "reply") {
-    const button = document.querySelector(`#choices button[data-choice="${choice}"]`);
-    if (button) button.classList.add(reply.data.correct ? "picked-right" : "picked-wrong");
-    $("verdict").textContent = reply.data.correct ? `Correct! +${reply.data.points}` : "Wrong";
+  let reply = null, code = null;
+  try {
+    reply = await client.answer(state.duelId, index, choice);
+    state.verdicts[index] = reply;
+  } catch (error) {
+    code = error.code;
   }
+  render();
+  if (reply) {
+    const button = document.querySelector(`#choices button[data-choice="${choice}"]`);
+    if (button) button.classList.add(reply.correct ? "picked-right" : "picked-wrong");
+    $("verdict").textContent = reply.correct ? `Correct! +${reply.points}` : "Wrong";
+  } else if (code === "locked_out") $("verdict").textContent = "Locked out: your opponent was faster";
+  else if (code === "too_late") $("verdict").textContent = "Too late";
 }
 
 document.addEventListener("keydown", (e) => {
@@ -246,8 +272,12 @@ $("report").addEventListener("click", async () => {
   if (!q) return;
   const reason = prompt("What is wrong with this question?");
   if (!reason) return;
-  const reply = await conn.request("report", { question_id: q.question_id, reason: reason.slice(0, 500) });
-  $("verdict").textContent = reply.op === "reply" ? "Thanks, reported." : reply.message;
+  try {
+    await client.report(q.question_id, reason.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").trim().slice(0, 500));
+    $("verdict").textContent = "Thanks, reported.";
+  } catch (error) {
+    $("verdict").textContent = error.message;
+  }
 });
 
 function finish(record) {
@@ -261,7 +291,6 @@ function finish(record) {
   $("end-score").textContent = `${mine.score} : ${theirs.score}${why}`;
   const r = result.ratings[mine.id];
   $("end-rating").textContent = `Rating ${r.before} → ${r.after}`;
-  state.lastSeq = record && state.lastSeq;
   show("end");
 }
 
@@ -276,7 +305,7 @@ for (const b of document.querySelectorAll("[data-go]")) {
 
 async function leaderboard() {
   show("leaderboard");
-  if (!state.banks.length) state.banks = (await conn.request("banks")).data?.banks ?? [];
+  if (!state.banks.length) state.banks = await client.banks().then((d) => d.banks, () => []);
   const select = $("lb-bank");
   if (!select.options.length) {
     select.replaceChildren(...state.banks.map((b) => el("option", { value: b.slug }, b.title)));
@@ -286,15 +315,14 @@ async function leaderboard() {
 }
 
 async function leaderboardList() {
-  const reply = await conn.request("leaderboard", { bank: $("lb-bank").value, limit: 20 });
-  const entries = reply.data?.entries ?? [];
+  const entries = await client.leaderboard($("lb-bank").value, 20).then((d) => d.entries, () => []);
   $("lb-list").replaceChildren(...(entries.length ? entries.map((e) => el("li", {}, `${e.username} — ${e.rating} (${e.wins}/${e.games} won)`))
     : [el("li", { class: "muted" }, "Nobody has finished a duel here yet.")]));
 }
 
 async function profile() {
   show("profile");
-  const p = (await conn.request("profile")).data?.player;
+  const p = await client.profile().then((d) => d.player, () => null);
   if (!p) return;
   const facts = [["Username", p.username], ["Games", p.games], ["Wins", p.wins], ["Losses", p.losses], ["Draws", p.draws], ["Total score", p.total_score],
     ...Object.entries(p.ratings).map(([bank, rating]) => [`Rating: ${bank}`, rating])];
@@ -303,7 +331,7 @@ async function profile() {
 
 async function history() {
   show("history");
-  const duels = (await conn.request("history", { limit: 20 })).data?.duels ?? [];
+  const duels = await client.history(20).then((d) => d.duels, () => []);
   $("history").replaceChildren(...(duels.length ? duels.map((d) => {
     const mine = d.players.find((p) => p.id === state.player.id), theirs = d.players.find((p) => p.id !== state.player.id);
     const outcome = d.result.winner === null ? "draw" : d.result.winner === mine.id ? "won" : "lost";
@@ -313,10 +341,12 @@ async function history() {
 
 async function mistakes() {
   show("mistakes");
-  const questions = (await conn.request("mistakes", { limit: 50 })).data?.questions ?? [];
+  const questions = await client.mistakes(50).then((d) => d.questions, () => []);
   $("mistakes").replaceChildren(...(questions.length ? questions.map((q) => el("li", {},
     el("strong", {}, q.prompt), el("br"),
     `Right answer: ${q.choices[q.correct_choice]}`,
     q.your_choice === null ? " · you did not answer" : ` · you said: ${q.choices[q.your_choice]}`))
     : [el("li", { class: "muted" }, "No mistakes yet.")]));
 }
+
+client.connect();

@@ -24,15 +24,20 @@ extension DuelServerCore {
 
     func endDuel(_ duel: String) {
         duelInput(for: nil, duel: duel, .end(atMs: Clock.nowMs())) { core, _, result in
-            if case .failure(let error) = result, (error as? PGError)?.isConnectionFailure ?? true,
-               !(error is StoreError) {
-                return  // the database is away: the health job retries the pending request
-            }
-            if case .success(let update?) = result {
+            switch result {
+            case .success(let update?):
                 core.apply(update)
-                if update.finished, update.events.last?.kind == .complete {
+                if update.finished {
                     core.logger.notice("duel ended by an operator", metadata: [LogKey.duel: .string(duel)])
                 }
+            case .success(nil), .failure(is StoreError):
+                break  // already over, or no such duel: nothing left to do
+            case .failure(let error):
+                // The health job retries the pending request.
+                if !((error as? PGError)?.isConnectionFailure ?? false) {
+                    core.logger.warning("ending a duel failed", metadata: [LogKey.duel: .string(duel), "error": "\(error)"])
+                }
+                return
             }
             core.database(for: nil, priority: .background, { db in try db.markDuelEndsDone(duel: duel) }) { _, _, _ in }
         }

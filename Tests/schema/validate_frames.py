@@ -1,0 +1,564 @@
+#!/usr/bin/env python3
+"""Checks recorded WebSocket frames against the protocol's JSON Schema (docs/schema/).
+
+A frame log is a JSON Lines file; each line is
+    {"source": "<test or file name>", "conn": "<connection id>", "dir": "out" | "in", "frame": "<raw text>"}
+where "out" is client to server and "in" server to client. A client must log an "out"
+frame before sending it, so that the request precedes its reply in the log.
+
+Rules:
+- every "in" frame is valid against server-message.json, and a reply's `data` against
+  replies.json's definition for the op of the request that the same connection sent with
+  that `ref` (replies whose ref is null or matches no request: envelope only);
+- every "out" frame valid against client-message.json is never answered bad_json,
+  bad_request or unknown_op (except the two verdicts that depend on state no schema can
+  see: an `answer` choice past the open question's options, when the question's options
+  are not known from a logged record to include it, and `profile` of an unknown player);
+  an invalid one is answered with an error, or not at all;
+- the records (events, auth/login/history replies) also pass cross-field checks that
+  JSON Schema cannot state (ids of the by-player maps are the duel's players, the reveal
+  is of the current question, an operator's end leaves ratings unchanged...).
+
+Client frames are read as the server reads them (DuelCore's JSONParser): NaN and
+Infinity, lone surrogates, numbers out of range and nesting deeper than 32 are not
+JSON there; a `ref` must be an integer written without fraction or exponent; other
+integers may be written as 3.0, below 9e15.
+
+Exit status: 0 when every check passed, 1 on any failure (or missing coverage with
+--require-coverage), 2 when there were no frames at all.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import pathlib
+import sys
+from collections import Counter, defaultdict, deque
+from dataclasses import dataclass, field
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SCHEMA_DIR = ROOT / "docs" / "schema"
+BASE = "https://quizduel.example/schema/"
+DUEL_EVENTS = ["init", "question", "answered", "reveal", "complete"]
+EVENT_KINDS = DUEL_EVENTS + ["queued"]
+DECODING_CODES = {"bad_json", "bad_request", "unknown_op"}
+MAX_DEPTH = 32  # JSONParser.maxDepth
+INT64 = (-(2**63), 2**63 - 1)
+
+
+# --- schemas ---------------------------------------------------------------------------
+
+class Schemas:
+    """The schema files of a directory, in one registry, with a validator per pointer."""
+
+    def __init__(self, directory: pathlib.Path = SCHEMA_DIR):
+        self.contents = {}
+        resources = []
+        for path in sorted(directory.glob("*.json")):
+            schema = json.loads(path.read_text(encoding="utf-8"))
+            self.contents[path.name] = schema
+            resources.append((schema["$id"], Resource.from_contents(schema, default_specification=DRAFT202012)))
+        missing = {"defs.json", "client-message.json", "server-message.json", "replies.json"} - set(self.contents)
+        if missing:
+            raise SystemExit(f"validate_frames: {directory} lacks {', '.join(sorted(missing))}")
+        self.registry = Registry().with_resources(resources)
+        self._validators: dict[str, Draft202012Validator] = {}
+        self.ops: list[str] = self.contents["defs.json"]["$defs"]["op"]["enum"]
+        self.reply_defs: list[str] = [op for op in self.ops if op in self.contents["replies.json"]["$defs"]]
+
+    def validator(self, uri: str) -> Draft202012Validator:
+        if uri not in self._validators:
+            self._validators[uri] = Draft202012Validator({"$ref": uri}, registry=self.registry)
+        return self._validators[uri]
+
+    def client(self, pointer: str = "") -> Draft202012Validator:
+        return self.validator(BASE + "client-message.json" + (f"#/$defs/{pointer}" if pointer else ""))
+
+    def server(self, pointer: str = "") -> Draft202012Validator:
+        return self.validator(BASE + "server-message.json" + (f"#/$defs/{pointer}" if pointer else ""))
+
+    def reply(self, op: str) -> Draft202012Validator:
+        return self.validator(BASE + f"replies.json#/$defs/{op}")
+
+
+def describe(errors) -> str:
+    error = best_match(errors)
+    if error is None:
+        return "invalid"
+    message = error.message
+    if len(message) > 240:
+        message = message[:240] + "…"
+    rule = "/".join(str(step) for step in error.schema_path if step != "$ref")
+    return f"{error.json_path}: {message} [schema: {rule}]"
+
+
+# --- reading JSON as the server does -----------------------------------------------------
+
+class FloatLiteral(float):
+    """A number written with a fraction or an exponent (or an integer past 64 bits)."""
+
+
+class NotServerJSON(ValueError):
+    pass
+
+
+def _parse_int(text: str):
+    value = int(text)
+    if INT64[0] <= value <= INT64[1]:
+        return value
+    return _parse_float(text)
+
+
+def _parse_float(text: str):
+    value = float(text)
+    if math.isinf(value):
+        raise NotServerJSON("number out of range")
+    return FloatLiteral(value)
+
+
+def _parse_constant(name: str):
+    raise NotServerJSON(f"invalid literal {name}")
+
+
+def _check_parsed(value, depth: int = 0):
+    if depth >= MAX_DEPTH:
+        raise NotServerJSON("nested too deeply")
+    if isinstance(value, str):
+        if any("\ud800" <= ch <= "\udfff" for ch in value):
+            raise NotServerJSON("lone surrogate")
+    elif isinstance(value, list):
+        for item in value:
+            _check_parsed(item, depth + 1)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_parsed(key, depth)
+            _check_parsed(item, depth + 1)
+
+
+def parse_as_server(text: str):
+    """The value the server's JSONParser reads from `text`; raises when it reads none."""
+    try:
+        value = json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
+    except RecursionError:
+        raise NotServerJSON("nested too deeply") from None
+    except ValueError as error:  # json.JSONDecodeError, NotServerJSON, int() digit limits
+        raise NotServerJSON(str(error)) from None
+    _check_parsed(value)
+    return value
+
+
+def server_integer(value) -> bool:
+    """JSONValue.integer: an integer literal, or a whole double below 9e15."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, FloatLiteral):
+        return value.is_integer() and abs(value) < 9.0e15
+    return isinstance(value, int)
+
+
+def ref_key(ref):
+    """How a request and its reply are paired, or None when they cannot be."""
+    if isinstance(ref, bool) or isinstance(ref, FloatLiteral):
+        return None
+    if isinstance(ref, str):
+        return ("s", ref)
+    if isinstance(ref, int):
+        return ("i", ref)
+    return None
+
+
+# --- cross-field checks --------------------------------------------------------------------
+
+def record_problems(record: dict) -> list[str]:
+    """What JSON Schema cannot say about a (schema-valid) duel record."""
+    problems = []
+    ids = [p["id"] for p in record["players"]]
+    id_set = set(ids)
+    if len(id_set) != len(ids):
+        problems.append("players: the same player twice")
+    if record["question_index"] >= record["question_count"]:
+        problems.append("question_index: not below question_count")
+    question = record["question"]
+    if question is not None:
+        if question["index"] != record["question_index"]:
+            problems.append("question.index: differs from question_index")
+        if question["deadline_ms"] <= question["opens_at_ms"]:
+            problems.append("question: deadline_ms not after opens_at_ms")
+    answerers = [a["player"] for a in record["answers"]]
+    if len(set(answerers)) != len(answerers):
+        problems.append("answers: two answers of one player")
+    if not set(answerers) <= id_set:
+        problems.append("answers: an answer of someone not in players")
+    if record["answers"] and question is None:
+        problems.append("answers: answers without a question")
+    reveal = record["reveal"]
+    if reveal is not None and question is not None:
+        count = len(question["choices"])
+        if reveal["question_index"] != record["question_index"]:
+            problems.append("reveal.question_index: not the current question")
+        if reveal["correct_choice"] >= count:
+            problems.append("reveal.correct_choice: past the question's choices")
+        for name in ("choices", "points"):
+            if set(reveal[name]) != id_set:
+                problems.append(f"reveal.{name}: keys are not the players' ids")
+        correct_by_player = {a["player"]: a["correct"] for a in record["answers"]}
+        for player, choice in reveal["choices"].items():
+            points = reveal["points"].get(player, 0)
+            if choice is None:
+                if player in correct_by_player:
+                    problems.append(f"reveal.choices.{player}: null for a player who answered")
+                if points:
+                    problems.append(f"reveal.points.{player}: points without an answer")
+                continue
+            if choice >= count:
+                problems.append(f"reveal.choices.{player}: past the question's choices")
+            if player not in correct_by_player:
+                problems.append(f"reveal.choices.{player}: a pick without an answer in answers")
+            elif correct_by_player[player] != (choice == reveal["correct_choice"]):
+                problems.append(f"answers: `correct` of {player} disagrees with the reveal")
+            if choice != reveal["correct_choice"] and points:
+                problems.append(f"reveal.points.{player}: points for a wrong pick")
+    result = record["result"]
+    if result is not None:
+        if result["winner"] is not None and result["winner"] not in id_set:
+            problems.append("result.winner: not a player of the duel")
+        if set(result["ratings"]) != id_set:
+            problems.append("result.ratings: keys are not the players' ids")
+        if result["reason"] == "ended":
+            for player, change in result["ratings"].items():
+                if change["before"] != change["after"]:
+                    problems.append(f"result.ratings.{player}: an ended duel is unrated, yet after != before")
+        if result["reason"] == "completed" and record["question_index"] != record["question_count"] - 1:
+            problems.append("result: completed before its last question")
+    return problems
+
+
+def player_problems(player: dict, where: str) -> list[str]:
+    if player["wins"] + player["losses"] + player["draws"] != player["games"]:
+        return [f"{where}: wins + losses + draws != games"]
+    return []
+
+
+def reply_problems(op: str, data: dict) -> list[str]:
+    """What JSON Schema cannot say about a (schema-valid) reply's data."""
+    problems = []
+    if op in ("signup", "login", "auth", "profile"):
+        problems += player_problems(data["player"], "player")
+    if op in ("login", "auth") and data.get("duel") is not None:
+        problems += [f"duel: {p}" for p in record_problems(data["duel"])]
+    if op == "history":
+        for i, record in enumerate(data["duels"]):
+            problems += [f"duels[{i}]: {p}" for p in record_problems(record)]
+    if op == "leaderboard":
+        for i, entry in enumerate(data["entries"]):
+            if entry["rank"] != i + 1:
+                problems.append(f"entries[{i}].rank: {entry['rank']}, not {i + 1}")
+            if entry["wins"] > entry["games"]:
+                problems.append(f"entries[{i}]: more wins than games")
+    if op == "mistakes":
+        for i, q in enumerate(data["questions"]):
+            if q["correct_choice"] >= len(q["choices"]):
+                problems.append(f"questions[{i}].correct_choice: past the choices")
+            if q["your_choice"] is not None:
+                if q["your_choice"] >= len(q["choices"]):
+                    problems.append(f"questions[{i}].your_choice: past the choices")
+                if q["your_choice"] == q["correct_choice"]:
+                    problems.append(f"questions[{i}]: a right answer listed as a mistake")
+    return problems
+
+
+# --- the run ---------------------------------------------------------------------------------
+
+@dataclass
+class Request:
+    where: str
+    op: str | None          # the op when it was a known one
+    valid: bool
+    reason: str             # why it is invalid
+    message: object         # the parsed frame (None when not JSON)
+
+
+@dataclass
+class Report:
+    files: int = 0
+    frames: int = 0
+    out_frames: int = 0
+    in_frames: int = 0
+    failures: list = field(default_factory=list)
+    ops: Counter = field(default_factory=Counter)
+    replies: Counter = field(default_factory=Counter)
+    events: Counter = field(default_factory=Counter)
+    errors: Counter = field(default_factory=Counter)
+    unpaired: int = 0
+    invalid_out: int = 0
+
+    def fail(self, where: str, text: str):
+        self.failures.append(f"{where}: {text}")
+
+
+class Checker:
+    def __init__(self, schemas: Schemas):
+        self.schemas = schemas
+        self.report = Report()
+        # Options of each question seen in a record: (duel_id, question_index) -> count.
+        self.choices: dict[tuple[str, int], int] = {}
+        # Schema-valid answers refused as bad_request: checked once every record is known.
+        self.choice_refusals: list[tuple[str, str, int, int]] = []
+
+    # Client frames.
+
+    def client_verdict(self, text: str) -> Request:
+        try:
+            message = parse_as_server(text)
+        except NotServerJSON as error:
+            return Request("", None, False, f"not JSON to the server ({error})", None)
+        if not isinstance(message, dict):
+            return Request("", None, False, "not a JSON object", message)
+        op = message.get("op")
+        known = op if isinstance(op, str) and op in self.schemas.ops else None
+        top = self.schemas.client()
+        if not top.is_valid(message):
+            detail = describe(self.schemas.client(known).iter_errors(message)) if known else describe(top.iter_errors(message))
+            return Request("", known, False, detail, message)
+        if isinstance(message.get("ref"), FloatLiteral):
+            return Request("", known, False, "$.ref: the server takes an integer ref only when written without fraction or exponent", message)
+        if known == "report" and not server_integer(message["question_id"]):
+            return Request("", known, False, "$.question_id: a whole number written with a fraction or exponent past 9e15 is no integer to the server", message)
+        return Request("", known, True, "", message)
+
+    # Server frames.
+
+    def server_pointer(self, message: dict) -> str:
+        op = message.get("op")
+        if op in ("reply", "error"):
+            return op
+        if op == "event":
+            if message.get("event") == "queued":
+                return "queued_event"
+            if message.get("event") in DUEL_EVENTS:
+                return "duel_event"
+        return ""
+
+    def note_record(self, record: dict):
+        question = record.get("question")
+        if isinstance(question, dict):
+            self.choices[(record["id"], question["index"])] = len(question["choices"])
+
+    def check_in(self, where: str, text: str) -> dict | None:
+        report = self.report
+        try:
+            message = json.loads(text)
+        except ValueError as error:
+            report.fail(where, f"server frame is not JSON: {error}")
+            return None
+        if not isinstance(message, dict):
+            report.fail(where, "server frame is not a JSON object")
+            return None
+        if not self.schemas.server().is_valid(message):
+            pointer = self.server_pointer(message)
+            report.fail(where, "server-message.json: " + describe(self.schemas.server(pointer).iter_errors(message)))
+            return None
+        if message["op"] == "event":
+            report.events[message["event"]] += 1
+            if message["event"] == "queued":
+                if message["commit_timestamp"] != message["record"]["queued_at"]:
+                    report.fail(where, "queued: commit_timestamp differs from record.queued_at")
+            else:
+                record = message["record"]
+                self.note_record(record)
+                if message["duel_id"] != record["id"]:
+                    report.fail(where, "event: duel_id differs from record.id")
+                for problem in record_problems(record):
+                    report.fail(where, f"{message['event']} record: {problem}")
+        elif message["op"] == "error":
+            report.errors[message["code"]] += 1
+        return message
+
+    def check_reply(self, where: str, message: dict, request: Request | None):
+        report = self.report
+        if request is None:
+            report.unpaired += 1
+            return
+        if message["op"] == "reply":
+            if not request.valid:
+                report.fail(where, f"the server accepted the frame of {request.where}, which the schema refuses ({request.reason})")
+            if request.op is None:
+                return
+            report.replies[request.op] += 1
+            data = message["data"]
+            validator = self.schemas.reply(request.op)
+            if not validator.is_valid(data):
+                report.fail(where, f"replies.json#/$defs/{request.op}: " + describe(validator.iter_errors(data)).replace("$", "$.data", 1))
+                return
+            for record in ([data.get("duel")] if request.op in ("login", "auth") else data.get("duels", []) if request.op == "history" else []):
+                if isinstance(record, dict):
+                    self.note_record(record)
+            for problem in reply_problems(request.op, data):
+                report.fail(where, f"{request.op} reply: {problem}")
+            return
+        code = message["code"]
+        if not request.valid or code not in DECODING_CODES:
+            return
+        if request.op == "answer" and code == "bad_request" and message["message"].startswith("choice"):
+            m = request.message
+            self.choice_refusals.append((where, m["duel_id"], int(m["question_index"]), int(m["choice"])))
+            return
+        if request.op == "profile" and code == "bad_request" and message["message"] == "player: no such player":
+            return
+        report.fail(where, f"{code} ({message['message']!r}) for the frame of {request.where}, which the schema accepts")
+
+    @staticmethod
+    def pick(pending: deque, chooser) -> Request:
+        for i, request in enumerate(pending):
+            if chooser(request):
+                del pending[i]
+                return request
+        return pending.popleft()
+
+    def check_file(self, path: pathlib.Path):
+        report = self.report
+        report.files += 1
+        pending: dict[tuple, deque] = defaultdict(deque)    # (conn, ref key) -> requests
+        with path.open(encoding="utf-8") as lines:
+            for number, line in enumerate(lines, 1):
+                where = f"{path}:{number}"
+                if not line.strip():
+                    continue
+                try:
+                    entry = json.loads(line)
+                except ValueError as error:
+                    report.fail(where, f"log line is not JSON: {error}")
+                    continue
+                if (not isinstance(entry, dict) or entry.get("dir") not in ("in", "out")
+                        or not isinstance(entry.get("frame"), str) or not isinstance(entry.get("conn"), (str, int))
+                        or isinstance(entry.get("conn"), bool)):
+                    report.fail(where, 'log line must be {"source", "conn", "dir": "in"|"out", "frame": "<text>"}')
+                    continue
+                report.frames += 1
+                conn = entry["conn"]
+                source = entry.get("source")
+                label = f"{where} [{source}]" if source else where
+                if entry["dir"] == "out":
+                    report.out_frames += 1
+                    request = self.client_verdict(entry["frame"])
+                    request.where = label
+                    if request.valid:
+                        report.ops[request.op] += 1
+                    else:
+                        report.invalid_out += 1
+                    key = ref_key(request.message.get("ref")) if isinstance(request.message, dict) else None
+                    if key is not None:
+                        pending[(conn, key)].append(request)
+                    continue
+                report.in_frames += 1
+                message = self.check_in(label, entry["frame"])
+                if message is None or message["op"] not in ("reply", "error"):
+                    continue
+                key = ref_key(message["ref"])
+                if key is None:
+                    self.check_reply(label, message, None)
+                    continue
+                queue = pending.get((conn, key))
+                if not queue:
+                    self.check_reply(label, message, None)
+                    continue
+                if message["op"] == "reply":
+                    request = self.pick(queue, lambda r: r.op is not None and self.schemas.reply(r.op).is_valid(message["data"]))
+                elif message["code"] in DECODING_CODES:
+                    request = self.pick(queue, lambda r: not r.valid)
+                else:
+                    request = queue.popleft()
+                self.check_reply(label, message, request)
+
+    def finish(self):
+        for where, duel, index, choice in self.choice_refusals:
+            count = self.choices.get((duel, index))
+            if count is not None and choice < count:
+                self.report.fail(where, f"bad_request for choice {choice} of question {index}, which has {count} options")
+
+
+# --- command line ----------------------------------------------------------------------------
+
+def frame_files(paths: list[str]) -> tuple[list[pathlib.Path], list[str]]:
+    files, missing = [], []
+    for name in paths:
+        path = pathlib.Path(name)
+        if path.is_dir():
+            files += sorted(path.glob("*.jsonl"))
+        elif path.is_file():
+            files.append(path)
+        else:
+            missing.append(name)
+    return files, missing
+
+
+def counts(counter: Counter, names: list[str] | None = None) -> str:
+    keys = names if names is not None else sorted(counter)
+    shown = [f"{k} {counter[k]}" for k in keys if counter[k]]
+    return ", ".join(shown) if shown else "none"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Check recorded WebSocket frames against docs/schema/.")
+    parser.add_argument("paths", nargs="*", help="frame logs (*.jsonl), or directories holding them")
+    parser.add_argument("--require-coverage", action="store_true",
+                        help="fail unless every op, every reply definition and every event kind was seen")
+    parser.add_argument("--schema-dir", default=str(SCHEMA_DIR), help="where the schema files are (default: docs/schema)")
+    parser.add_argument("--max-failures", type=int, default=50, help="failures to print (default 50)")
+    args = parser.parse_args(argv)
+
+    schemas = Schemas(pathlib.Path(args.schema_dir))
+    files, missing = frame_files(args.paths)
+    checker = Checker(schemas)
+    for name in missing:
+        checker.report.fail(name, "no such file or directory")
+    for path in files:
+        checker.check_file(path)
+    checker.finish()
+    report = checker.report
+
+    missing_ops = [op for op in schemas.ops if not report.ops[op]]
+    missing_replies = [op for op in schemas.reply_defs if not report.replies[op]]
+    missing_events = [kind for kind in EVENT_KINDS if not report.events[kind]]
+    codes = schemas.contents["defs.json"]["$defs"]["error_code"]["enum"]
+
+    print(f"frames: {report.frames} checked ({report.out_frames} out, {report.in_frames} in) "
+          f"in {report.files} file{'s' if report.files != 1 else ''}")
+    print(f"client ops: {counts(report.ops, schemas.ops)}" + (f"; not seen: {', '.join(missing_ops)}" if missing_ops else ""))
+    print(f"  schema-invalid client frames (deliberate bad input): {report.invalid_out}")
+    print(f"replies checked: {counts(report.replies, schemas.reply_defs)}"
+          + (f"; not seen: {', '.join(missing_replies)}" if missing_replies else ""))
+    print(f"  replies and errors paired with no request (envelope only): {report.unpaired}")
+    print(f"events: {counts(report.events, EVENT_KINDS)}" + (f"; not seen: {', '.join(missing_events)}" if missing_events else ""))
+    print(f"error codes: {counts(report.errors, codes)}"
+          + (f"; not seen: {', '.join(c for c in codes if not report.errors[c])}" if any(not report.errors[c] for c in codes) else ""))
+
+    if report.frames == 0:
+        for failure in report.failures[: args.max_failures]:
+            print(f"  {failure}")
+        print("FAILED: no frames to check (a run that checked nothing proves nothing)")
+        return 2
+    coverage_failed = args.require_coverage and (missing_ops or missing_replies or missing_events)
+    if coverage_failed:
+        report.failures.append("coverage: " + "; ".join(
+            f"{label} not seen: {', '.join(names)}" for label, names in
+            (("ops", missing_ops), ("replies", missing_replies), ("events", missing_events)) if names))
+    if report.failures:
+        print(f"FAILED: {len(report.failures)} failure{'s' if len(report.failures) != 1 else ''}")
+        for failure in report.failures[: args.max_failures]:
+            print(f"  {failure}")
+        if len(report.failures) > args.max_failures:
+            print(f"  … and {len(report.failures) - args.max_failures} more")
+        return 1
+    print("OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
