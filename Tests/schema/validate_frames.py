@@ -8,8 +8,9 @@ frame before sending it, so that the request precedes its reply in the log.
 
 Rules:
 - every "in" frame is valid against server-message.json, and a reply's `data` against
-  replies.json's definition for the op of the request that the same connection sent with
-  that `ref` (replies whose ref is null or matches no request: envelope only);
+  replies.json's definition for the op of the request that the same connection (source
+  and conn) sent with that `ref`, the oldest unanswered one first (replies whose ref is
+  null or matches no request: envelope only);
 - every "out" frame valid against client-message.json is never answered bad_json,
   bad_request or unknown_op (except the two verdicts that depend on state no schema can
   see: an `answer` choice past the open question's options, when the question's options
@@ -424,7 +425,7 @@ class Checker:
     def check_file(self, path: pathlib.Path):
         report = self.report
         report.files += 1
-        pending: dict[tuple, deque] = defaultdict(deque)    # (conn, ref key) -> requests
+        pending: dict[tuple, deque] = defaultdict(deque)    # ((source, conn), ref key) -> requests
         with path.open(encoding="utf-8") as lines:
             for number, line in enumerate(lines, 1):
                 where = f"{path}:{number}"
@@ -437,12 +438,12 @@ class Checker:
                     continue
                 if (not isinstance(entry, dict) or entry.get("dir") not in ("in", "out")
                         or not isinstance(entry.get("frame"), str) or not isinstance(entry.get("conn"), (str, int))
-                        or isinstance(entry.get("conn"), bool)):
+                        or isinstance(entry.get("conn"), bool) or not isinstance(entry.get("source", ""), str)):
                     report.fail(where, 'log line must be {"source", "conn", "dir": "in"|"out", "frame": "<text>"}')
                     continue
                 report.frames += 1
-                conn = entry["conn"]
                 source = entry.get("source")
+                conn = (source, entry["conn"])  # conn ids are per source (a process, a browser test)
                 label = f"{where} [{source}]" if source else where
                 if entry["dir"] == "out":
                     report.out_frames += 1
