@@ -131,7 +131,8 @@ import Testing
     }
 
     @Test func everyErrorCodeHasAStableName() {
-        #expect(ErrorCode.allCases.count == 23)
+        #expect(ErrorCode.allCases.count == 24)
+        #expect(ErrorCode.allCases.map(\.rawValue).contains("account_disabled"))
         #expect(ErrorCode.allCases.map(\.rawValue).contains("already_queued"))
         #expect(ErrorCode.allCases.allSatisfy { !$0.defaultMessage.isEmpty })
     }

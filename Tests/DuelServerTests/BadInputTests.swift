@@ -192,7 +192,7 @@ import Testing
         let metrics = httpGet(port: server.port, "/metrics").body
         #expect(metrics.contains("quizduel_connections"))
         #expect(metrics.contains("quizduel_answer_seconds_bucket"))
-        #expect(metrics.contains("quizduel_queue_length{bank=\"world-capitals\"}"))
+        #expect(metrics.contains("quizduel_queue_length{scope=\"cluster\",bank=\"world-capitals\"}"))
         let health = httpGet(port: server.port, "/healthz")
         #expect(health.status == 200)
         #expect(health.body == #"{"status":"ok","database":"ok"}"#)

@@ -57,7 +57,8 @@ client.on("token", (token) => {
 
 client.on("open", () => {
   status("");
-  if (!client.token) show("auth"); // with a token the client signs in by itself
+  // With a token the client signs in by itself (see "authenticated" and "signedout").
+  if (!client.token && $("screen-auth").hidden) show("auth");
 });
 
 client.on("down", () => {
@@ -86,7 +87,7 @@ client.on("signedout", ({ message }) => {
   clearInterval(state.timer);
   status("");
   show("auth");
-  $("auth-error").textContent = `Signed out: ${message}`;
+  $("auth-error").textContent = `Your session ended (${message}). Log in again.`;
 });
 
 // Errors the server sends on its own, e.g. bank_empty (the queue was dropped) or rate_limited.

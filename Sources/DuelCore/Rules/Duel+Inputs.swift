@@ -76,7 +76,7 @@ extension Duel {
         guard questions[questionIndex].choices.indices.contains(choice) else {
             return .failure(DuelRejection(
                 .badRequest,
-                "choice must be between 0 and \(questions[questionIndex].choices.count - 1)"))
+                "choice: must be between 0 and \(questions[questionIndex].choices.count - 1)"))
         }
         return .success(seat)
     }
