@@ -1,39 +1,41 @@
 import Testing
 @testable import DuelServer
 
-/// The bookkeeping behind the server's one loop timer: no sockets, no clock.
-@Suite struct DeadlineScheduleTests {
-    @Test func dueKeysComeOutEarliestFirstAndOnce() {
-        var schedule = DeadlineSchedule()
-        schedule.schedule("b", atMs: 200)
-        schedule.schedule("a", atMs: 100)
-        schedule.schedule("c", atMs: 300)
-        #expect(schedule.nextDueMs == 100)
-        #expect(schedule.popDue(nowMs: 99).isEmpty)
-        #expect(schedule.popDue(nowMs: 200) == ["a", "b"])
-        #expect(schedule.popDue(nowMs: 1_000) == ["c"])
-        #expect(schedule.popDue(nowMs: 2_000).isEmpty)
-        #expect(schedule.count == 0)
-    }
+extension ServerTests {
+    /// The bookkeeping behind the server's one loop timer: no sockets, no clock.
+    @Suite struct DeadlineScheduleTests {
+        @Test func dueKeysComeOutEarliestFirstAndOnce() {
+            var schedule = DeadlineSchedule()
+            schedule.schedule("b", atMs: 200)
+            schedule.schedule("a", atMs: 100)
+            schedule.schedule("c", atMs: 300)
+            #expect(schedule.nextDueMs == 100)
+            #expect(schedule.popDue(nowMs: 99).isEmpty)
+            #expect(schedule.popDue(nowMs: 200) == ["a", "b"])
+            #expect(schedule.popDue(nowMs: 1_000) == ["c"])
+            #expect(schedule.popDue(nowMs: 2_000).isEmpty)
+            #expect(schedule.count == 0)
+        }
 
-    @Test func withoutReplaceAnEarlierDeadlineStays() {
-        var schedule = DeadlineSchedule()
-        schedule.schedule("d", atMs: 100)
-        schedule.schedule("d", atMs: 500)
-        #expect(schedule.popDue(nowMs: 100) == ["d"])
-        #expect(schedule.popDue(nowMs: 500).isEmpty)
-    }
+        @Test func withoutReplaceAnEarlierDeadlineStays() {
+            var schedule = DeadlineSchedule()
+            schedule.schedule("d", atMs: 100)
+            schedule.schedule("d", atMs: 500)
+            #expect(schedule.popDue(nowMs: 100) == ["d"])
+            #expect(schedule.popDue(nowMs: 500).isEmpty)
+        }
 
-    @Test func replaceMovesADeadlineEitherWayAndCancelDropsIt() {
-        var schedule = DeadlineSchedule()
-        schedule.schedule("d", atMs: 100)
-        schedule.schedule("d", atMs: 500, replace: true)
-        #expect(schedule.popDue(nowMs: 499).isEmpty)
-        schedule.schedule("d", atMs: 300, replace: true)
-        #expect(schedule.popDue(nowMs: 300) == ["d"])
-        schedule.schedule("e", atMs: 100)
-        schedule.cancel("e")
-        #expect(schedule.popDue(nowMs: 1_000).isEmpty)
-        #expect(schedule.count == 0)
+        @Test func replaceMovesADeadlineEitherWayAndCancelDropsIt() {
+            var schedule = DeadlineSchedule()
+            schedule.schedule("d", atMs: 100)
+            schedule.schedule("d", atMs: 500, replace: true)
+            #expect(schedule.popDue(nowMs: 499).isEmpty)
+            schedule.schedule("d", atMs: 300, replace: true)
+            #expect(schedule.popDue(nowMs: 300) == ["d"])
+            schedule.schedule("e", atMs: 100)
+            schedule.cancel("e")
+            #expect(schedule.popDue(nowMs: 1_000).isEmpty)
+            #expect(schedule.count == 0)
+        }
     }
 }

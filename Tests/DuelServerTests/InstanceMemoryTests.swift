@@ -4,46 +4,48 @@ import DuelStore
 import Foundation
 import Testing
 
-/// An instance keeps no bookkeeping, and makes no reads, for duels whose players are all
-/// on other instances (issue 10 item 14).
-@Suite(.serialized) struct InstanceMemoryTests {
-    func tracked(_ server: TestServer) -> Int {
-        let line = httpGet(port: server.port, "/metrics").body.split(separator: "\n")
-            .first { $0.hasPrefix("quizduel_tracked_duels ") }
-        return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
-    }
-
-    @Test func anotherInstancesDuelsCostNothingHere() async throws {
-        let first = try TestServer.start()
-        defer { first.stop() }
-        let second = try TestServer.start { $0.databaseURL = first.conninfo }
-        defer { second.stop() }
-        // Announcements flow once each instance has seen the other's heartbeat.
-        try await Task.sleep(for: .seconds(2))
-        var duels: [(TestPlayer, TestPlayer, String)] = []
-        for _ in 0..<3 { duels.append(try await startDuel(first.url)) }
-        for (a, _, duel) in duels {
-            _ = await a.client.nextEvent("question")
-            _ = try await a.client.request("answer", ["duel_id": .string(duel), "question_index": 0, "choice": 0])
+extension ServerTests {
+    /// An instance keeps no bookkeeping, and makes no reads, for duels whose players are all
+    /// on other instances (issue 10 item 14).
+    @Suite(.serialized) struct InstanceMemoryTests {
+        func tracked(_ server: TestServer) -> Int {
+            let line = httpGet(port: server.port, "/metrics").body.split(separator: "\n")
+                .first { $0.hasPrefix("quizduel_tracked_duels ") }
+            return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
         }
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(tracked(first) == 3)
-        #expect(tracked(second) == 0)
-        // A player of one of them signs in on the second instance: now it is tracked there.
-        let (_, auth) = try await duels[0].1.reconnect(second.url)
-        #expect(auth["ok"] == true)
-        #expect(tracked(second) == 1)
-    }
 
-    @Test func aNewDuelsAnnouncementNamesItsPlayers() {
-        let ranges = [
-            DuelNotification.Range(duelID: "d1", firstSeq: 1, lastSeq: 2, players: ["p1", "p2"]),
-            DuelNotification.Range(duelID: "d2", firstSeq: 5, lastSeq: 7),
-        ]
-        let payloads = DuelNotification.payloads(origin: "abc", ranges: ranges)
-        #expect(payloads == ["abc d1:1:2:p1:p2 d2:5:7"])
-        #expect(DuelNotification(payload: payloads[0]) == DuelNotification(payload: "abc d1:1:2:p1:p2 d2:5:7"))
-        #expect(DuelNotification(payload: payloads[0])?.ranges == ranges)
-        #expect(DuelNotification(payload: "abc d1:1:2:p1") == nil)
+        @Test func anotherInstancesDuelsCostNothingHere() async throws {
+            let first = try TestServer.start()
+            defer { first.stop() }
+            let second = try TestServer.start { $0.databaseURL = first.conninfo }
+            defer { second.stop() }
+            // Announcements flow once each instance has seen the other's heartbeat.
+            try await Task.sleep(for: .seconds(2))
+            var duels: [(TestPlayer, TestPlayer, String)] = []
+            for _ in 0..<3 { duels.append(try await startDuel(first.url)) }
+            for (a, _, duel) in duels {
+                _ = await a.client.nextEvent("question")
+                _ = try await a.client.request("answer", ["duel_id": .string(duel), "question_index": 0, "choice": 0])
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(tracked(first) == 3)
+            #expect(tracked(second) == 0)
+            // A player of one of them signs in on the second instance: now it is tracked there.
+            let (_, auth) = try await duels[0].1.reconnect(second.url)
+            #expect(auth["ok"] == true)
+            #expect(tracked(second) == 1)
+        }
+
+        @Test func aNewDuelsAnnouncementNamesItsPlayers() {
+            let ranges = [
+                DuelNotification.Range(duelID: "d1", firstSeq: 1, lastSeq: 2, players: ["p1", "p2"]),
+                DuelNotification.Range(duelID: "d2", firstSeq: 5, lastSeq: 7),
+            ]
+            let payloads = DuelNotification.payloads(origin: "abc", ranges: ranges)
+            #expect(payloads == ["abc d1:1:2:p1:p2 d2:5:7"])
+            #expect(DuelNotification(payload: payloads[0]) == DuelNotification(payload: "abc d1:1:2:p1:p2 d2:5:7"))
+            #expect(DuelNotification(payload: payloads[0])?.ranges == ranges)
+            #expect(DuelNotification(payload: "abc d1:1:2:p1") == nil)
+        }
     }
 }

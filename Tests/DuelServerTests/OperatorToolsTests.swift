@@ -5,228 +5,230 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The operators' SQL functions of migration 009, called as a login role of
-/// `quizduel_operator` (which cannot read players, sessions or duels itself), against a
-/// running server and real clients.
-@Suite(.serialized) struct OperatorToolsTests {
-    let server: TestServer
-    let operatorDB: PGConnection
+extension ServerTests {
+    /// The operators' SQL functions of migration 009, called as a login role of
+    /// `quizduel_operator` (which cannot read players, sessions or duels itself), against a
+    /// running server and real clients.
+    @Suite(.serialized) struct OperatorToolsTests {
+        let server: TestServer
+        let operatorDB: PGConnection
 
-    init() throws {
-        server = try TestServer.start()
-        operatorDB = try PGConnection(LeastPrivilegeTests.loginRole(in: "quizduel_operator", on: server.conninfo))
-    }
-
-    func stop() {
-        operatorDB.close()
-        server.stop()
-    }
-
-    func nextMessage(_ client: DuelClient, where matches: (JSONValue) -> Bool, timeout: Duration = .seconds(5)) async -> JSONValue? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            guard let message = await client.next(timeout: deadline - ContinuousClock.now) else { return nil }
-            if matches(message) { return message }
+        init() throws {
+            server = try TestServer.start()
+            operatorDB = try PGConnection(LeastPrivilegeTests.loginRole(in: "quizduel_operator", on: server.conninfo))
         }
-        return nil
-    }
 
-    @Test func theOperatorRoleCannotReadPlayersDirectly() throws {
-        defer { stop() }
-        #expect(throws: PGError.self) { try operatorDB.query("SELECT count(*) FROM players") }
-        #expect(throws: PGError.self) { try operatorDB.query("SELECT count(*) FROM sessions") }
-    }
-
-    @Test func endingAStuckDuelIsUnratedAndReachesBothPlayers() async throws {
-        defer { stop() }
-        let (a, b, duel) = try await startDuel(server.url)
-        let live = try operatorDB.query("SELECT duel_id::text AS id, player_a, player_b FROM ops.live_duels")
-        #expect(live.contains { (try? $0.string("id")) == duel })
-        try operatorDB.query("SELECT ops.end_duel(\(duel)::uuid, 'stuck in tests')")
-        guard let completeA = await a.client.nextEvent("complete"), let completeB = await b.client.nextEvent("complete") else {
-            Issue.record("no complete event")
-            return
+        func stop() {
+            operatorDB.close()
+            server.stop()
         }
-        #expect(completeA["seq"] == completeB["seq"])
-        let result = completeA["record"]?["result"]
-        #expect(result?["reason"] == "ended")
-        #expect(result?["winner"] == .null)
-        for player in [a.id, b.id] {
-            #expect(result?["ratings"]?[player]?["before"] == result?["ratings"]?[player]?["after"])
+
+        func nextMessage(_ client: DuelClient, where matches: (JSONValue) -> Bool, timeout: Duration = .seconds(5)) async -> JSONValue? {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                guard let message = await client.next(timeout: deadline - ContinuousClock.now) else { return nil }
+                if matches(message) { return message }
+            }
+            return nil
         }
-        let db = try server.database()
-        defer { db.close() }
-        // Unrated: no rating rows, no games counted; the request is marked done; audited.
-        #expect(try db.query("SELECT count(*) AS n FROM rating_history WHERE duel_id = \(duel)::uuid")[0].int("n") == 0)
-        #expect(try db.query("SELECT coalesce(sum(games), 0) AS n FROM ratings WHERE player_id IN (\(a.id)::uuid, \(b.id)::uuid)")[0].int("n") == 0)
-        try await waitUntil { try db.query("SELECT count(*) AS n FROM duel_commands WHERE done_at IS NULL")[0].int("n") == 0 }
-        #expect(try operatorDB.query("SELECT count(*) AS n FROM ops.audit WHERE action = 'end_duel'")[0].int("n") == 1)
-        // Both may play again; ending it twice is refused and changes nothing.
-        #expect(try await a.client.request("queue", ["bank": "world-capitals"])["ok"] == true)
-        #expect(throws: PGError.self) { try operatorDB.query("SELECT ops.end_duel(\(duel)::uuid)") }
-    }
 
-    @Test func anEndRequestMadeWhileNoServerListenedIsAppliedLater() async throws {
-        defer { stop() }
-        let (a, _, duel) = try await startDuel(server.url)
-        // As if the NOTIFY was missed: the request sits in the table; the health job finds it.
-        let db = try server.database()
-        defer { db.close() }
-        try db.query("INSERT INTO duel_commands (duel_id, command, requested_at) VALUES (\(duel)::uuid, 'end', now() - interval '5 seconds')")
-        let complete = await a.client.nextEvent("complete", timeout: .seconds(10))
-        #expect(complete?["record"]?["result"]?["reason"] == "ended")
-    }
+        @Test func theOperatorRoleCannotReadPlayersDirectly() throws {
+            defer { stop() }
+            #expect(throws: PGError.self) { try operatorDB.query("SELECT count(*) FROM players") }
+            #expect(throws: PGError.self) { try operatorDB.query("SELECT count(*) FROM sessions") }
+        }
 
-    @Test func aBannedPlayerIsSignedOutEverywhereAndRefused() async throws {
-        defer { stop() }
-        let player = try await TestPlayer.signUp(server.url)
-        _ = try await player.client.request("queue", ["bank": "world-capitals"])
-        try operatorDB.query("SELECT ops.ban_player(\(player.username), 'cheating')")
-        #expect(await player.client.waitClosed(timeout: .seconds(5)) == 1008)
-        let again = try DuelClient(url: server.url)
-        try await again.connect()
-        let login = try await again.request("login", ["username": .string(player.username), "password": "correct horse battery"])
-        #expect(login["code"] == "account_disabled", "\(login.serialized)")
-        let auth = try await again.request("auth", ["token": .string(player.token)])
-        #expect(auth["code"] == "unauthorized")
-        // A wrong password still says bad_credentials: the ban is told only to the owner.
-        let wrong = try await again.request("login", ["username": .string(player.username), "password": "not the password"])
-        #expect(wrong["code"] == "bad_credentials")
-        let db = try server.database()
-        defer { db.close() }
-        #expect(try db.query("SELECT count(*) AS n FROM match_queue WHERE player_id = \(player.id)::uuid")[0].int("n") == 0)
-        #expect(throws: PGError.self) { try operatorDB.query("SELECT ops.ban_player(\(player.username), 'again')") }
-        try operatorDB.query("SELECT ops.unban_player(\(player.id))")
-        let back = try await again.request("login", ["username": .string(player.username), "password": "correct horse battery"])
-        #expect(back["ok"] == true, "\(back.serialized)")
-    }
+        @Test func endingAStuckDuelIsUnratedAndReachesBothPlayers() async throws {
+            defer { stop() }
+            let (a, b, duel) = try await startDuel(server.url)
+            let live = try operatorDB.query("SELECT duel_id::text AS id, player_a, player_b FROM ops.live_duels")
+            #expect(live.contains { (try? $0.string("id")) == duel })
+            try operatorDB.query("SELECT ops.end_duel(\(duel)::uuid, 'stuck in tests')")
+            guard let completeA = await a.client.nextEvent("complete"), let completeB = await b.client.nextEvent("complete") else {
+                Issue.record("no complete event")
+                return
+            }
+            #expect(completeA["seq"] == completeB["seq"])
+            let result = completeA["record"]?["result"]
+            #expect(result?["reason"] == "ended")
+            #expect(result?["winner"] == .null)
+            for player in [a.id, b.id] {
+                #expect(result?["ratings"]?[player]?["before"] == result?["ratings"]?[player]?["after"])
+            }
+            let db = try server.database()
+            defer { db.close() }
+            // Unrated: no rating rows, no games counted; the request is marked done; audited.
+            #expect(try db.query("SELECT count(*) AS n FROM rating_history WHERE duel_id = \(duel)::uuid")[0].int("n") == 0)
+            #expect(try db.query("SELECT coalesce(sum(games), 0) AS n FROM ratings WHERE player_id IN (\(a.id)::uuid, \(b.id)::uuid)")[0].int("n") == 0)
+            try await waitUntil { try db.query("SELECT count(*) AS n FROM duel_commands WHERE done_at IS NULL")[0].int("n") == 0 }
+            #expect(try operatorDB.query("SELECT count(*) AS n FROM ops.audit WHERE action = 'end_duel'")[0].int("n") == 1)
+            // Both may play again; ending it twice is refused and changes nothing.
+            #expect(try await a.client.request("queue", ["bank": "world-capitals"])["ok"] == true)
+            #expect(throws: PGError.self) { try operatorDB.query("SELECT ops.end_duel(\(duel)::uuid)") }
+        }
 
-    @Test func resettingARatingIsAuditedAndRefusedDuringALiveDuel() async throws {
-        defer { stop() }
-        let (a, b, duel) = try await startDuel(server.url)
-        #expect(throws: PGError.self) { try operatorDB.query("SELECT ops.reset_rating(\(a.username), 'world-capitals', 'test')") }
-        _ = try await b.client.request("forfeit", ["duel_id": .string(duel)])
-        _ = await a.client.nextEvent("complete")
-        let db = try server.database()
-        defer { db.close() }
-        let rating = { try db.query("SELECT rating FROM ratings WHERE player_id = \(a.id)::uuid")[0].double("rating") }
-        #expect(try rating() > 1500)
-        #expect(throws: PGError.self) { try operatorDB.query("SELECT ops.reset_rating(\(a.username), 'world-capitals', '')") }
-        try operatorDB.query("SELECT ops.reset_rating(\(a.username), 'world-capitals', 'smurf account')")
-        #expect(try rating() == 1500)
-        let audit = try operatorDB.query("SELECT detail->>'reason' AS reason, (detail->>'rating')::float8 AS old FROM ops.audit WHERE action = 'reset_rating'")
-        #expect(audit.count == 1)
-        #expect(try audit[0].string("reason") == "smurf account")
-        #expect(try audit[0].double("old") > 1500)
-        #expect(try db.query("SELECT games FROM ratings WHERE player_id = \(a.id)::uuid")[0].int("games") == 1)
-    }
+        @Test func anEndRequestMadeWhileNoServerListenedIsAppliedLater() async throws {
+            defer { stop() }
+            let (a, _, duel) = try await startDuel(server.url)
+            // As if the NOTIFY was missed: the request sits in the table; the health job finds it.
+            let db = try server.database()
+            defer { db.close() }
+            try db.query("INSERT INTO duel_commands (duel_id, command, requested_at) VALUES (\(duel)::uuid, 'end', now() - interval '5 seconds')")
+            let complete = await a.client.nextEvent("complete", timeout: .seconds(10))
+            #expect(complete?["record"]?["result"]?["reason"] == "ended")
+        }
 
-    @Test func aRetiredBankLeavesPlayAndItsWaitersAreTold() async throws {
-        defer { stop() }
-        let waiter = try await TestPlayer.signUp(server.url)
-        _ = try await waiter.client.request("queue", ["bank": "world-capitals"])
-        try operatorDB.query("SELECT ops.retire_bank('world-capitals')")
-        let told = await nextMessage(waiter.client) { $0["op"] == "error" && $0["code"] == "bank_empty" }
-        #expect(told != nil)
-        let banks = try await waiter.client.request("banks")
-        guard case .array(let list)? = banks["data"]?["banks"] else { throw DuelClientError.timeout("banks") }
-        #expect(!list.contains { $0["slug"] == "world-capitals" })
-        // The list may be served from a 2 s copy; the queue check reads the database.
-        #expect(try await waiter.client.request("queue", ["bank": "world-capitals"])["code"] == "unknown_bank")
-        try operatorDB.query("SELECT ops.restore_bank('world-capitals')")
-        #expect(try await waiter.client.request("queue", ["bank": "world-capitals"])["ok"] == true)
-        #expect(throws: PGError.self) { try operatorDB.query("SELECT ops.restore_bank('world-capitals')") }
-    }
+        @Test func aBannedPlayerIsSignedOutEverywhereAndRefused() async throws {
+            defer { stop() }
+            let player = try await TestPlayer.signUp(server.url)
+            _ = try await player.client.request("queue", ["bank": "world-capitals"])
+            try operatorDB.query("SELECT ops.ban_player(\(player.username), 'cheating')")
+            #expect(await player.client.waitClosed(timeout: .seconds(5)) == 1008)
+            let again = try DuelClient(url: server.url)
+            try await again.connect()
+            let login = try await again.request("login", ["username": .string(player.username), "password": "correct horse battery"])
+            #expect(login["code"] == "account_disabled", "\(login.serialized)")
+            let auth = try await again.request("auth", ["token": .string(player.token)])
+            #expect(auth["code"] == "unauthorized")
+            // A wrong password still says bad_credentials: the ban is told only to the owner.
+            let wrong = try await again.request("login", ["username": .string(player.username), "password": "not the password"])
+            #expect(wrong["code"] == "bad_credentials")
+            let db = try server.database()
+            defer { db.close() }
+            #expect(try db.query("SELECT count(*) AS n FROM match_queue WHERE player_id = \(player.id)::uuid")[0].int("n") == 0)
+            #expect(throws: PGError.self) { try operatorDB.query("SELECT ops.ban_player(\(player.username), 'again')") }
+            try operatorDB.query("SELECT ops.unban_player(\(player.id))")
+            let back = try await again.request("login", ["username": .string(player.username), "password": "correct horse battery"])
+            #expect(back["ok"] == true, "\(back.serialized)")
+        }
 
-    @Test func editingAQuestionKeepsWhatPastDuelsAsked() async throws {
-        defer { stop() }
-        let (a, b, duel) = try await startDuel(server.url)
-        // a misses question 0 (answers wrong), then b forfeits: question 0 is in a's notebook.
-        guard let question = await a.client.nextEvent("question") else { throw DuelClientError.timeout("question") }
-        let correct = try correctChoice(server, duel: duel, index: 0)
-        let count = { if case .array(let options)? = question["record"]?["question"]?["choices"] { return options.count }; return 2 }()
-        _ = try await a.client.request("answer", [
-            "duel_id": .string(duel), "question_index": 0, "choice": .number((correct + 1) % count),
-        ])
-        _ = await a.client.nextEvent("reveal")
-        _ = try await b.client.request("forfeit", ["duel_id": .string(duel)])
-        _ = await a.client.nextEvent("complete")
-        guard let asked = question["record"]?["question"]?["question_id"]?.integer, let prompt = question["record"]?["question"]?["prompt"]?.string
-        else { throw DuelClientError.timeout("question id") }
-        let newID = try operatorDB.query("""
-            SELECT ops.edit_question(\(asked), 'An edited prompt?', ARRAY['yes', 'no'], 'B') AS id
-            """)[0].int64("id")
-        let mistakes = try await a.client.request("mistakes", ["limit": 10])
-        guard case .array(let missed)? = mistakes["data"]?["questions"] else { throw DuelClientError.timeout("mistakes") }
-        let entry = missed.first { $0["question_id"]?.integer == asked }
-        #expect(entry?["prompt"]?.string == prompt)
-        let db = try server.database()
-        defer { db.close() }
-        let rows = try db.query("SELECT id, active, replaced_by FROM questions WHERE id IN (\(asked), \(newID)) ORDER BY id")
-        #expect(try rows[0].bool("active") == false && rows[0].optionalInt64("replaced_by") == newID)
-        #expect(try rows[1].bool("active") == true)
-        #expect(throws: PGError.self) { try operatorDB.query("SELECT ops.edit_question(\(asked), 'x?', ARRAY['a','b'], 0)") }
-        #expect(throws: PGError.self) { try operatorDB.query("SELECT ops.edit_question(\(newID), 'x?', ARRAY['a','a'], 0)") }
-    }
+        @Test func resettingARatingIsAuditedAndRefusedDuringALiveDuel() async throws {
+            defer { stop() }
+            let (a, b, duel) = try await startDuel(server.url)
+            #expect(throws: PGError.self) { try operatorDB.query("SELECT ops.reset_rating(\(a.username), 'world-capitals', 'test')") }
+            _ = try await b.client.request("forfeit", ["duel_id": .string(duel)])
+            _ = await a.client.nextEvent("complete")
+            let db = try server.database()
+            defer { db.close() }
+            let rating = { try db.query("SELECT rating FROM ratings WHERE player_id = \(a.id)::uuid")[0].double("rating") }
+            #expect(try rating() > 1500)
+            #expect(throws: PGError.self) { try operatorDB.query("SELECT ops.reset_rating(\(a.username), 'world-capitals', '')") }
+            try operatorDB.query("SELECT ops.reset_rating(\(a.username), 'world-capitals', 'smurf account')")
+            #expect(try rating() == 1500)
+            let audit = try operatorDB.query("SELECT detail->>'reason' AS reason, (detail->>'rating')::float8 AS old FROM ops.audit WHERE action = 'reset_rating'")
+            #expect(audit.count == 1)
+            #expect(try audit[0].string("reason") == "smurf account")
+            #expect(try audit[0].double("old") > 1500)
+            #expect(try db.query("SELECT games FROM ratings WHERE player_id = \(a.id)::uuid")[0].int("games") == 1)
+        }
 
-    @Test func theQualityViewFlagsAKeyThatStrongPlayersMiss() throws {
-        defer { stop() }
-        let db = try server.database()
-        defer { db.close() }
-        // 30 rated answers to one question: the strong half wrong, the weak half right.
-        try db.execute(script: """
-            DO $$
-            DECLARE q bigint; d uuid; pa uuid; pb uuid; i int;
-            BEGIN
-                SELECT id INTO q FROM questions WHERE bank_id = ops.bank_id('world-capitals') ORDER BY id LIMIT 1;
-                FOR i IN 1..15 LOOP
-                    INSERT INTO players (username, password_hash) VALUES ('strong' || i, '$argon2id$x') RETURNING id INTO pa;
-                    INSERT INTO players (username, password_hash) VALUES ('weak' || i, '$argon2id$x') RETURNING id INTO pb;
-                    INSERT INTO duels (bank_id, player_a, player_b, state, base_state, last_seq, finished_at, finish_reason)
-                    VALUES (ops.bank_id('world-capitals'), pa, pb, 'finished', '{}', 1, now(), 'completed') RETURNING id INTO d;
-                    INSERT INTO duel_questions VALUES (d, 0, q);
-                    INSERT INTO duel_answers VALUES (d, 0, pa, 0, false, 0, 1000, now()), (d, 0, pb, 1, true, 150, 2000, now());
-                    INSERT INTO rating_history (duel_id, player_id, bank_id, outcome, score, rating_before, rating_after,
-                                                deviation_before, deviation_after, volatility_before, volatility_after)
-                    VALUES (d, pa, ops.bank_id('world-capitals'), 'loss', 0, 1800 + i, 1790, 50, 50, 0.06, 0.06),
-                           (d, pb, ops.bank_id('world-capitals'), 'win', 150, 1200 - i, 1210, 50, 50, 0.06, 0.06);
-                END LOOP;
-            END $$;
-            """)
-        let rows = try operatorDB.query("""
-            SELECT answers, rating_correlation::float8 AS r, suspect_key FROM ops.question_quality
-             WHERE bank = 'world-capitals' ORDER BY question_id LIMIT 2
-            """)
-        #expect(try rows[0].int("answers") == 30)
-        #expect(try rows[0].double("r") < -0.9)
-        #expect(try rows[0].bool("suspect_key"))
-        #expect(try rows[1].bool("suspect_key") == false)
-    }
+        @Test func aRetiredBankLeavesPlayAndItsWaitersAreTold() async throws {
+            defer { stop() }
+            let waiter = try await TestPlayer.signUp(server.url)
+            _ = try await waiter.client.request("queue", ["bank": "world-capitals"])
+            try operatorDB.query("SELECT ops.retire_bank('world-capitals')")
+            let told = await nextMessage(waiter.client) { $0["op"] == "error" && $0["code"] == "bank_empty" }
+            #expect(told != nil)
+            let banks = try await waiter.client.request("banks")
+            guard case .array(let list)? = banks["data"]?["banks"] else { throw DuelClientError.timeout("banks") }
+            #expect(!list.contains { $0["slug"] == "world-capitals" })
+            // The list may be served from a 2 s copy; the queue check reads the database.
+            #expect(try await waiter.client.request("queue", ["bank": "world-capitals"])["code"] == "unknown_bank")
+            try operatorDB.query("SELECT ops.restore_bank('world-capitals')")
+            #expect(try await waiter.client.request("queue", ["bank": "world-capitals"])["ok"] == true)
+            #expect(throws: PGError.self) { try operatorDB.query("SELECT ops.restore_bank('world-capitals')") }
+        }
 
-    @Test func upkeepPurgesSessionsAndArchivesOldEvents() async throws {
-        defer { stop() }
-        let (a, b, duel) = try await startDuel(server.url)
-        _ = try await b.client.request("forfeit", ["duel_id": .string(duel)])
-        _ = await a.client.nextEvent("complete")
-        let db = try server.database()
-        defer { db.close() }
-        let events = try db.query("SELECT count(*) AS n FROM duel_events WHERE duel_id = \(duel)::uuid")[0].int("n")
-        #expect(events >= 2)
-        // Young duels stay.
-        #expect(try operatorDB.query("SELECT ops.archive_events() AS n")[0].int("n") == 0)
-        try db.query("UPDATE duels SET finished_at = now() - interval '1 year', created_at = now() - interval '1 year' WHERE id = \(duel)::uuid")
-        #expect(try operatorDB.query("SELECT ops.archive_events() AS n")[0].int("n") == events - 1)
-        // history still shows the final record.
-        let history = try await a.client.request("history", ["limit": 5])
-        guard case .array(let duels)? = history["data"]?["duels"] else { throw DuelClientError.timeout("history") }
-        #expect(duels.first?["id"] == .string(duel))
-        try db.query("""
-            INSERT INTO sessions (token_hash, player_id, created_at, expires_at)
-            VALUES (decode(repeat('ab', 32), 'hex'), \(a.id)::uuid, now() - interval '2 days', now() - interval '1 day')
-            """)
-        // The server may purge it first (it does so every second): either way it is gone.
-        _ = try operatorDB.query("SELECT ops.purge_expired_sessions()")
-        #expect(try db.query("SELECT count(*) AS n FROM sessions WHERE expires_at <= now()")[0].int("n") == 0)
+        @Test func editingAQuestionKeepsWhatPastDuelsAsked() async throws {
+            defer { stop() }
+            let (a, b, duel) = try await startDuel(server.url)
+            // a misses question 0 (answers wrong), then b forfeits: question 0 is in a's notebook.
+            guard let question = await a.client.nextEvent("question") else { throw DuelClientError.timeout("question") }
+            let correct = try correctChoice(server, duel: duel, index: 0)
+            let count = { if case .array(let options)? = question["record"]?["question"]?["choices"] { return options.count }; return 2 }()
+            _ = try await a.client.request("answer", [
+                "duel_id": .string(duel), "question_index": 0, "choice": .number((correct + 1) % count),
+            ])
+            _ = await a.client.nextEvent("reveal")
+            _ = try await b.client.request("forfeit", ["duel_id": .string(duel)])
+            _ = await a.client.nextEvent("complete")
+            guard let asked = question["record"]?["question"]?["question_id"]?.integer, let prompt = question["record"]?["question"]?["prompt"]?.string
+            else { throw DuelClientError.timeout("question id") }
+            let newID = try operatorDB.query("""
+                SELECT ops.edit_question(\(asked), 'An edited prompt?', ARRAY['yes', 'no'], 'B') AS id
+                """)[0].int64("id")
+            let mistakes = try await a.client.request("mistakes", ["limit": 10])
+            guard case .array(let missed)? = mistakes["data"]?["questions"] else { throw DuelClientError.timeout("mistakes") }
+            let entry = missed.first { $0["question_id"]?.integer == asked }
+            #expect(entry?["prompt"]?.string == prompt)
+            let db = try server.database()
+            defer { db.close() }
+            let rows = try db.query("SELECT id, active, replaced_by FROM questions WHERE id IN (\(asked), \(newID)) ORDER BY id")
+            #expect(try rows[0].bool("active") == false && rows[0].optionalInt64("replaced_by") == newID)
+            #expect(try rows[1].bool("active") == true)
+            #expect(throws: PGError.self) { try operatorDB.query("SELECT ops.edit_question(\(asked), 'x?', ARRAY['a','b'], 0)") }
+            #expect(throws: PGError.self) { try operatorDB.query("SELECT ops.edit_question(\(newID), 'x?', ARRAY['a','a'], 0)") }
+        }
+
+        @Test func theQualityViewFlagsAKeyThatStrongPlayersMiss() throws {
+            defer { stop() }
+            let db = try server.database()
+            defer { db.close() }
+            // 30 rated answers to one question: the strong half wrong, the weak half right.
+            try db.execute(script: """
+                DO $$
+                DECLARE q bigint; d uuid; pa uuid; pb uuid; i int;
+                BEGIN
+                    SELECT id INTO q FROM questions WHERE bank_id = ops.bank_id('world-capitals') ORDER BY id LIMIT 1;
+                    FOR i IN 1..15 LOOP
+                        INSERT INTO players (username, password_hash) VALUES ('strong' || i, '$argon2id$x') RETURNING id INTO pa;
+                        INSERT INTO players (username, password_hash) VALUES ('weak' || i, '$argon2id$x') RETURNING id INTO pb;
+                        INSERT INTO duels (bank_id, player_a, player_b, state, base_state, last_seq, finished_at, finish_reason)
+                        VALUES (ops.bank_id('world-capitals'), pa, pb, 'finished', '{}', 1, now(), 'completed') RETURNING id INTO d;
+                        INSERT INTO duel_questions VALUES (d, 0, q);
+                        INSERT INTO duel_answers VALUES (d, 0, pa, 0, false, 0, 1000, now()), (d, 0, pb, 1, true, 150, 2000, now());
+                        INSERT INTO rating_history (duel_id, player_id, bank_id, outcome, score, rating_before, rating_after,
+                                                    deviation_before, deviation_after, volatility_before, volatility_after)
+                        VALUES (d, pa, ops.bank_id('world-capitals'), 'loss', 0, 1800 + i, 1790, 50, 50, 0.06, 0.06),
+                               (d, pb, ops.bank_id('world-capitals'), 'win', 150, 1200 - i, 1210, 50, 50, 0.06, 0.06);
+                    END LOOP;
+                END $$;
+                """)
+            let rows = try operatorDB.query("""
+                SELECT answers, rating_correlation::float8 AS r, suspect_key FROM ops.question_quality
+                 WHERE bank = 'world-capitals' ORDER BY question_id LIMIT 2
+                """)
+            #expect(try rows[0].int("answers") == 30)
+            #expect(try rows[0].double("r") < -0.9)
+            #expect(try rows[0].bool("suspect_key"))
+            #expect(try rows[1].bool("suspect_key") == false)
+        }
+
+        @Test func upkeepPurgesSessionsAndArchivesOldEvents() async throws {
+            defer { stop() }
+            let (a, b, duel) = try await startDuel(server.url)
+            _ = try await b.client.request("forfeit", ["duel_id": .string(duel)])
+            _ = await a.client.nextEvent("complete")
+            let db = try server.database()
+            defer { db.close() }
+            let events = try db.query("SELECT count(*) AS n FROM duel_events WHERE duel_id = \(duel)::uuid")[0].int("n")
+            #expect(events >= 2)
+            // Young duels stay.
+            #expect(try operatorDB.query("SELECT ops.archive_events() AS n")[0].int("n") == 0)
+            try db.query("UPDATE duels SET finished_at = now() - interval '1 year', created_at = now() - interval '1 year' WHERE id = \(duel)::uuid")
+            #expect(try operatorDB.query("SELECT ops.archive_events() AS n")[0].int("n") == events - 1)
+            // history still shows the final record.
+            let history = try await a.client.request("history", ["limit": 5])
+            guard case .array(let duels)? = history["data"]?["duels"] else { throw DuelClientError.timeout("history") }
+            #expect(duels.first?["id"] == .string(duel))
+            try db.query("""
+                INSERT INTO sessions (token_hash, player_id, created_at, expires_at)
+                VALUES (decode(repeat('ab', 32), 'hex'), \(a.id)::uuid, now() - interval '2 days', now() - interval '1 day')
+                """)
+            // The server may purge it first (it does so every second): either way it is gone.
+            _ = try operatorDB.query("SELECT ops.purge_expired_sessions()")
+            #expect(try db.query("SELECT count(*) AS n FROM sessions WHERE expires_at <= now()")[0].int("n") == 0)
+        }
     }
 }
 

@@ -5,95 +5,97 @@ import DuelStore
 import Foundation
 import Testing
 
-/// Presence belongs to the player across instances, and a dead instance's players and
-/// waiters do not linger (issue 10 items 1 and 2).
-@Suite(.serialized) struct PresenceTests {
+extension ServerTests {
+    /// Presence belongs to the player across instances, and a dead instance's players and
+    /// waiters do not linger (issue 10 items 1 and 2).
+    @Suite(.serialized) struct PresenceTests {
 
-    @Test func aConnectionOnAnotherInstanceKeepsThePlayerPresent() async throws {
-        let slow: (inout ServerConfiguration) -> Void = { $0.duel.answerWindowMs = 4_000; $0.duel.questionCount = 5 }
-        let first = try TestServer.start(slow)
-        defer { first.stop() }
-        let second = try TestServer.start { slow(&$0); $0.databaseURL = first.conninfo }
-        defer { second.stop() }
-        let (a, b, duel) = try await startDuel(first.url)
-        // b signs in on the second instance while the first socket is still open, then closes that one.
-        let (bElsewhere, auth) = try await b.reconnect(second.url)
-        #expect(auth["ok"] == true)
-        b.client.close()
-        // Past the abandonment window (4 s), b answers on the second instance.
-        try await Task.sleep(for: .seconds(5))
-        let reply = try await bElsewhere.client.request("answer", ["duel_id": .string(duel), "question_index": 1, "choice": 0])
-        #expect(reply["code"] != "duel_over", "\(reply.serialized)")
-        let db = try first.database()
-        defer { db.close() }
-        let reason = try db.query("SELECT finish_reason FROM duels WHERE id = \(duel)::uuid")[0].optionalString("finish_reason")
-        #expect(reason != "abandoned")
-        // The latest record shows b connected.
-        let record = try db.query("""
-            SELECT record::text AS r FROM duel_events WHERE duel_id = \(duel)::uuid ORDER BY seq DESC LIMIT 1
-            """)[0].string("r")
-        let players = try JSONParser.parse(Array(record.utf8))["players"]
-        let bEntry = players.flatMap { if case .array(let list) = $0 { list.first { $0["id"]?.string == b.id } } else { nil } }
-        #expect(bEntry?["connected"] == true, "\(record)")
-        _ = a
-    }
-
-    /// Both players on one instance: that instance announces nothing (no NOTIFY) until one
-    /// of them also connects elsewhere; then the other connection gets the live events too.
-    @Test func aSecondConnectionOnAnotherInstanceGetsLiveEvents() async throws {
-        let first = try TestServer.start { $0.duel.answerWindowMs = 4_000 }
-        defer { first.stop() }
-        let second = try TestServer.start { $0.duel.answerWindowMs = 4_000; $0.databaseURL = first.conninfo }
-        defer { second.stop() }
-        try await Task.sleep(for: .seconds(2))
-        let (a, b, duel) = try await startDuel(first.url)
-        _ = await a.client.nextEvent("question")
-        let (elsewhere, auth) = try await b.reconnect(second.url)
-        #expect(auth["ok"] == true)
-        try await Task.sleep(for: .milliseconds(300))
-        _ = try await a.client.request("answer", ["duel_id": .string(duel), "question_index": 0, "choice": 0])
-        let answered = await elsewhere.client.nextEvent("answered", timeout: .seconds(3))
-        #expect(answered?["duel_id"]?.string == duel)
-    }
-
-    @Test func aDeadInstancesWaitersAndPlayersExpire() async throws {
-        let survivor = try TestServer.start { $0.duel.answerWindowMs = 8_000; $0.duel.questionCount = 5 }
-        defer { survivor.stop() }
-        let doomed = try TestServer.spawn(conninfo: survivor.conninfo, answerMs: 8_000)
-        defer { doomed.stop() }
-        try await Task.sleep(for: .seconds(2))
-        // A duel between a player on each instance, and a lone waiter on the doomed one.
-        let onDoomed = try await TestPlayer.signUp(doomed.url)
-        let onSurvivor = try await TestPlayer.signUp(survivor.url)
-        _ = try await onDoomed.client.request("queue", ["bank": "world-capitals"])
-        _ = try await onSurvivor.client.request("queue", ["bank": "world-capitals"])
-        let started = await onSurvivor.client.nextEvent("init")
-        let duel = try #require(started?["duel_id"]?.string)
-        let waiter = try await TestPlayer.signUp(doomed.url)
-        #expect(try await waiter.client.request("queue", ["bank": "general-science"])["ok"] == true)
-
-        doomed.kill()
-        let killedAt = Date()
-        let db = try survivor.database()
-        defer { db.close() }
-        var queued = 1
-        while queued > 0 && Date().timeIntervalSince(killedAt) < 15 {
-            try await Task.sleep(for: .milliseconds(500))
-            queued = try db.query("SELECT count(*) AS n FROM match_queue WHERE player_id = \(waiter.id)::uuid")[0].int("n")
+        @Test func aConnectionOnAnotherInstanceKeepsThePlayerPresent() async throws {
+            let slow: (inout ServerConfiguration) -> Void = { $0.duel.answerWindowMs = 4_000; $0.duel.questionCount = 5 }
+            let first = try TestServer.start(slow)
+            defer { first.stop() }
+            let second = try TestServer.start { slow(&$0); $0.databaseURL = first.conninfo }
+            defer { second.stop() }
+            let (a, b, duel) = try await startDuel(first.url)
+            // b signs in on the second instance while the first socket is still open, then closes that one.
+            let (bElsewhere, auth) = try await b.reconnect(second.url)
+            #expect(auth["ok"] == true)
+            b.client.close()
+            // Past the abandonment window (4 s), b answers on the second instance.
+            try await Task.sleep(for: .seconds(5))
+            let reply = try await bElsewhere.client.request("answer", ["duel_id": .string(duel), "question_index": 1, "choice": 0])
+            #expect(reply["code"] != "duel_over", "\(reply.serialized)")
+            let db = try first.database()
+            defer { db.close() }
+            let reason = try db.query("SELECT finish_reason FROM duels WHERE id = \(duel)::uuid")[0].optionalString("finish_reason")
+            #expect(reason != "abandoned")
+            // The latest record shows b connected.
+            let record = try db.query("""
+                SELECT record::text AS r FROM duel_events WHERE duel_id = \(duel)::uuid ORDER BY seq DESC LIMIT 1
+                """)[0].string("r")
+            let players = try JSONParser.parse(Array(record.utf8))["players"]
+            let bEntry = players.flatMap { if case .array(let list) = $0 { list.first { $0["id"]?.string == b.id } } else { nil } }
+            #expect(bEntry?["connected"] == true, "\(record)")
+            _ = a
         }
-        #expect(queued == 0, "the dead instance's waiter is still queued after 15 s")
-        // A newcomer is not paired with the ghost.
-        let newcomer = try await TestPlayer.signUp(survivor.url)
-        _ = try await newcomer.client.request("queue", ["bank": "general-science"])
-        #expect(await newcomer.client.nextEvent("init", timeout: .seconds(2)) == nil)
-        // The duel's next events show the doomed player disconnected (a reveal comes within 8 s).
-        var disconnected = false
-        let until = Date().addingTimeInterval(12)
-        while !disconnected && Date() < until {
-            guard let event = await onSurvivor.client.next(timeout: .seconds(12)),
-                  event["duel_id"]?.string == duel, case .array(let players)? = event["record"]?["players"] else { continue }
-            disconnected = players.contains { $0["id"]?.string == onDoomed.id && $0["connected"] == false }
+
+        /// Both players on one instance: that instance announces nothing (no NOTIFY) until one
+        /// of them also connects elsewhere; then the other connection gets the live events too.
+        @Test func aSecondConnectionOnAnotherInstanceGetsLiveEvents() async throws {
+            let first = try TestServer.start { $0.duel.answerWindowMs = 4_000 }
+            defer { first.stop() }
+            let second = try TestServer.start { $0.duel.answerWindowMs = 4_000; $0.databaseURL = first.conninfo }
+            defer { second.stop() }
+            try await Task.sleep(for: .seconds(2))
+            let (a, b, duel) = try await startDuel(first.url)
+            _ = await a.client.nextEvent("question")
+            let (elsewhere, auth) = try await b.reconnect(second.url)
+            #expect(auth["ok"] == true)
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try await a.client.request("answer", ["duel_id": .string(duel), "question_index": 0, "choice": 0])
+            let answered = await elsewhere.client.nextEvent("answered", timeout: .seconds(3))
+            #expect(answered?["duel_id"]?.string == duel)
         }
-        #expect(disconnected, "the dead instance's player still shows connected")
+
+        @Test func aDeadInstancesWaitersAndPlayersExpire() async throws {
+            let survivor = try TestServer.start { $0.duel.answerWindowMs = 8_000; $0.duel.questionCount = 5 }
+            defer { survivor.stop() }
+            let doomed = try TestServer.spawn(conninfo: survivor.conninfo, answerMs: 8_000)
+            defer { doomed.stop() }
+            try await Task.sleep(for: .seconds(2))
+            // A duel between a player on each instance, and a lone waiter on the doomed one.
+            let onDoomed = try await TestPlayer.signUp(doomed.url)
+            let onSurvivor = try await TestPlayer.signUp(survivor.url)
+            _ = try await onDoomed.client.request("queue", ["bank": "world-capitals"])
+            _ = try await onSurvivor.client.request("queue", ["bank": "world-capitals"])
+            let started = await onSurvivor.client.nextEvent("init")
+            let duel = try #require(started?["duel_id"]?.string)
+            let waiter = try await TestPlayer.signUp(doomed.url)
+            #expect(try await waiter.client.request("queue", ["bank": "general-science"])["ok"] == true)
+
+            doomed.kill()
+            let killedAt = Date()
+            let db = try survivor.database()
+            defer { db.close() }
+            var queued = 1
+            while queued > 0 && Date().timeIntervalSince(killedAt) < 15 {
+                try await Task.sleep(for: .milliseconds(500))
+                queued = try db.query("SELECT count(*) AS n FROM match_queue WHERE player_id = \(waiter.id)::uuid")[0].int("n")
+            }
+            #expect(queued == 0, "the dead instance's waiter is still queued after 15 s")
+            // A newcomer is not paired with the ghost.
+            let newcomer = try await TestPlayer.signUp(survivor.url)
+            _ = try await newcomer.client.request("queue", ["bank": "general-science"])
+            #expect(await newcomer.client.nextEvent("init", timeout: .seconds(2)) == nil)
+            // The duel's next events show the doomed player disconnected (a reveal comes within 8 s).
+            var disconnected = false
+            let until = Date().addingTimeInterval(12)
+            while !disconnected && Date() < until {
+                guard let event = await onSurvivor.client.next(timeout: .seconds(12)),
+                      event["duel_id"]?.string == duel, case .array(let players)? = event["record"]?["players"] else { continue }
+                disconnected = players.contains { $0["id"]?.string == onDoomed.id && $0["connected"] == false }
+            }
+            #expect(disconnected, "the dead instance's player still shows connected")
+        }
     }
 }

@@ -1,3 +1,4 @@
+import Testing
 import DuelClient
 import DuelCore
 import DuelServer
@@ -254,3 +255,9 @@ func readExactly(_ fd: Int32, _ count: Int, timeoutSeconds: Int) -> [UInt8]? {
     }
     return bytes
 }
+
+/// Every suite that starts servers or clients nests in this one: `.serialized` applies to
+/// everything inside it, so even a plain `swift test` (parallel by default) runs them one at
+/// a time. Tearing down one libwebsockets context while another is busy in the same process
+/// was seen to drop the other's connections. Pure suites stay outside and run in parallel.
+@Suite(.serialized) enum ServerTests {}

@@ -306,7 +306,7 @@ export class QuizDuelClient {
 
   /** Whether the socket is open. */
   get connected() {
-    return !!this._ws && this._ws.readyState === this.WebSocket.OPEN;
+    return !!this._ws && this._ws.readyState === 1; // WebSocket.OPEN
   }
 
   /** Whether this connection is signed in (signup, login or auth succeeded on it). */
