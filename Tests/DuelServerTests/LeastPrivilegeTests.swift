@@ -41,6 +41,24 @@ extension ServerTests {
             #expect(throws: PGError.self) { try db.execute(script: "CREATE TABLE intruder (id int)") }
         }
 
+        @Test func objectsOfLaterMigrationsAreGrantedByDefault() throws {
+            let owner = try TestPostgres.migratedDatabase(seed: false)
+            let admin = try PGConnection(owner)
+            defer { admin.close() }
+            // What a later migration would add, as the same owner.
+            try admin.execute(script: """
+                CREATE TABLE later_table (id int);
+                CREATE FUNCTION ops.later_function() RETURNS int LANGUAGE sql AS 'SELECT 7';
+                """)
+            let server = try PGConnection(Self.loginRole(in: "quizduel_server", on: owner))
+            defer { server.close() }
+            try server.query("INSERT INTO later_table VALUES (1)")
+            let operatorDB = try PGConnection(Self.loginRole(in: "quizduel_operator", on: owner))
+            defer { operatorDB.close() }
+            #expect(try operatorDB.query("SELECT ops.later_function() AS n")[0].int("n") == 7)
+            #expect(throws: PGError.self) { try operatorDB.query("SELECT * FROM later_table") }
+        }
+
         @Test func serverRefusesAStaleSchemaAndSaysWhatToRun() throws {
             let conninfo = try TestPostgres.emptyDatabase()
             let all = try Migrator(directory: SQLFiles.migrations).migrations
