@@ -133,27 +133,21 @@ extension DuelServerCore {
         // Each event's envelope is built once and sent to every connection as is.
         let now = Clock.nowMs()
         var messages = [String?](repeating: nil, count: events.count)
+        let seqs = events.map(\.seq)
         for player in players {
             for id in directory.connections(of: player) {
                 guard let connection = connections[id] else { continue }
                 // A resume of this duel is being read: its replay, then a catch-up, come first.
                 if connection.resuming[last.duelID] != nil { continue }
-                var delivered = connection.deliveredSeq[last.duelID] ?? 0
-                for (index, event) in events.enumerated() where event.seq > delivered {
-                    guard event.seq == delivered + 1 else {
-                        fillGap(connection, duel: last.duelID, after: delivered)
-                        break
-                    }
-                    if messages[index] == nil { messages[index] = event.message(serverTimeMs: now) }
+                let plan = DeliveryPlan(
+                    seqs: seqs, delivered: connection.deliveredSeq[last.duelID] ?? 0, completes: completes)
+                for index in plan.send {
+                    if messages[index] == nil { messages[index] = events[index].message(serverTimeMs: now) }
                     send(connection, messages[index]!)
-                    metrics.eventsSent += 1
-                    delivered = event.seq
                 }
-                if completes && delivered == last.seq {
-                    connection.deliveredSeq[last.duelID] = nil
-                } else {
-                    connection.deliveredSeq[last.duelID] = delivered
-                }
+                metrics.eventsSent += plan.send.count
+                connection.deliveredSeq[last.duelID] = plan.delivered
+                if let gap = plan.gapAfter { fillGap(connection, duel: last.duelID, after: gap) }
             }
         }
         if completes { markFinished(last.duelID) }

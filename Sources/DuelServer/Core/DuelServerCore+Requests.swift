@@ -7,31 +7,15 @@ extension DuelServerCore {
     func received(_ connection: Connection, text: [UInt8]) {
         let arrivedMs = Clock.nowMs()
         metrics.messagesReceived += 1
-        switch connection.limiter.take(nowMs: arrivedMs) {
-        case .allow: break
-        case .refuse:
-            metrics.errorsByCode[ErrorCode.rateLimited.rawValue, default: 0] += 1
-            send(connection, ServerMessage.error(ref: nil, ProtocolError(.rateLimited)))
+        let envelope: RequestEnvelope
+        switch RequestGate.admit(text, limit: connection.limiter.take(nowMs: arrivedMs), signedIn: connection.player != nil) {
+        case .dispatch(let admitted):
+            envelope = admitted
+        case .refuse(let ref, let error):
+            fail(connection, ref, error)
             return
         case .close:
             lws.close(connection, .policyViolation, "message flood")
-            return
-        }
-        let envelope: RequestEnvelope
-        switch ClientRequest.decode(text) {
-        case .failure(let failure):
-            if connection.player == nil, let op = failure.op, ClientRequest.ops.contains(op),
-               !ClientRequest.anonymousOps.contains(op) {
-                fail(connection, failure.ref, ProtocolError(.unauthorized))
-            } else {
-                fail(connection, failure.ref, failure.error)
-            }
-            return
-        case .success(let decoded):
-            envelope = decoded
-        }
-        guard envelope.request.allowedAnonymously || connection.player != nil else {
-            fail(connection, envelope.ref, ProtocolError(.unauthorized))
             return
         }
         let ref = envelope.ref
@@ -83,30 +67,25 @@ extension DuelServerCore {
         }
     }
 
-    /// `banks` needs no sign-in, so anyone can flood it: answers come from a copy at most
-    /// ``banksCacheMs`` old, and one read (a background job) serves every request waiting.
+    /// `banks` is answered from a short-lived copy (see ``BanksCache``); one background
+    /// read serves every request that arrived while it ran.
     func banks(_ connection: Connection, _ ref: RequestRef?) {
-        if let cached = banksCache, Clock.nowMs() - cached.atMs < Self.banksCacheMs {
-            return reply(connection, ref, cached.data)
-        }
-        banksWaiting.append((connection.id, ref))
-        guard banksWaiting.count == 1 else { return }
-        database(for: nil, priority: .background, { db -> JSONObject in ["banks": .array(try db.banks().map(\.json))] }) {
-            core, _, result in
-            let waiting = core.banksWaiting
-            core.banksWaiting = []
-            if case .success(let data) = result { core.banksCache = (Clock.nowMs(), data) }
-            for (id, ref) in waiting {
-                guard let connection = core.connections[id] else { continue }
-                switch result {
-                case .success(let data): core.reply(connection, ref, data)
-                case .failure(let error): core.fail(connection, ref, core.protocolError(error, on: connection))
+        switch banks.lookup(connection: connection.id, ref: ref, nowMs: Clock.nowMs()) {
+        case .fresh(let data): reply(connection, ref, data)
+        case .wait(startRead: false): break
+        case .wait(startRead: true):
+            database(for: nil, priority: .background, { db -> JSONObject in ["banks": .array(try db.banks().map(\.json))] }) {
+                core, _, result in
+                for (id, ref) in core.banks.finished(try? result.get(), nowMs: Clock.nowMs()) {
+                    guard let connection = core.connections[id] else { continue }
+                    switch result {
+                    case .success(let data): core.reply(connection, ref, data)
+                    case .failure(let error): core.fail(connection, ref, core.protocolError(error, on: connection))
+                    }
                 }
             }
         }
     }
-
-    static let banksCacheMs: Int64 = 2_000
 
     func queue(_ connection: Connection, _ ref: RequestRef?, bank: String) {
         let player = connection.player!

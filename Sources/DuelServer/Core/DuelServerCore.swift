@@ -16,7 +16,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     /// Duel deadlines and the periodic jobs, fired by the one timer on the lws loop.
     var deadlines = DeadlineSchedule()
     var listener: NotificationListener?
-    let files: StaticFiles
+    let httpRouter: HTTPRouter
 
     // lws-thread state
     var connections: [UInt64: Connection] = [:]
@@ -31,9 +31,8 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     var health = HealthStatus()
     /// When matcher passes run (see ``MatcherGate``).
     var matcher = MatcherGate()
-    /// The last `banks` answer and when it was read; requests waiting for the next read.
-    var banksCache: (atMs: Int64, data: JSONObject)?
-    var banksWaiting: [(connection: UInt64, ref: RequestRef?)] = []
+    /// The copy `banks` answers from (see ``BanksCache``).
+    var banks = BanksCache()
     /// Numbers `resume` requests, so a finished read clears only its own hold.
     var resumeGeneration = 0
 
@@ -47,7 +46,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
         self.pool = pool
         self.lanes = lanes
         self.logger = logger
-        self.files = StaticFiles(root: configuration.webDirectory)
+        self.httpRouter = HTTPRouter(files: StaticFiles(root: configuration.webDirectory))
         hashing = HashingQueue(
             threads: 2, total: configuration.hashQueueTotal, perAddress: configuration.hashQueuePerAddress)
     }
@@ -121,27 +120,13 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     }
 
     func http(path: String) -> HTTPResponse {
-        switch path {
-        case "/healthz":
-            let (status, body) = health.response(nowMs: Clock.nowMs())
-            return .text(status, body, type: "application/json")
-        case "/livez":
-            // The loop answered, so the process serves; the database is /readyz's business.
-            return .text(200, #"{"status":"ok"}"#, type: "application/json")
-        case "/readyz":
-            let (status, body) = health.readiness(nowMs: Clock.nowMs(), accepting: connections.count < maxConnections)
-            return .text(status, body, type: "application/json")
-        case "/metrics":
-            return .text(200, metrics.render(
-                connections: connections.count, playersOnline: directory.playerCount, timers: deadlines.count,
-                trackedDuels: book.trackedCount, lanes: lanes.statistics),
-                type: "text/plain; version=0.0.4")
-        default:
-            if let (file, type) = files.resolve(path) {
-                return HTTPResponse(status: 200, contentType: type, body: [], file: file)
-            }
-            return .text(404, "not found\n")
-        }
+        httpRouter.response(path: path, HTTPRouter.Figures(
+            health: health, nowMs: Clock.nowMs(), accepting: connections.count < maxConnections,
+            metrics: { [self] in
+                metrics.render(
+                    connections: connections.count, playersOnline: directory.playerCount, timers: deadlines.count,
+                    trackedDuels: book.trackedCount, lanes: lanes.statistics)
+            }))
     }
 
     // MARK: Sending
