@@ -8,8 +8,10 @@ import Testing
         let json = duel.record(for: Fixture.alice)!.json
         guard case .object(let object) = json else { Issue.record("not an object"); return }
         #expect(object.pairs.map(\.key) == [
-            "id", "bank", "state", "players", "question_count", "question_index", "question", "answers", "reveal", "result",
+            "id", "bank", "mode", "rated", "state", "players", "question_count", "question_index", "question", "answers",
+            "reveal", "result",
         ])
+        #expect(json["mode"] == "ranked" && json["rated"] == true)
         #expect(json["state"] == "question")
         #expect(json["question"]?["deadline_ms"] == .int(13_000))
         #expect(json["question"]?["question_id"] == .int(100))

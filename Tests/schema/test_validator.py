@@ -56,7 +56,7 @@ def question(index, q, opens):
 
 def record(duel, state, scores=(0, 0), index=0, q=None, answers=(), reveal=None, result=None, connected=(True, True)):
     return {
-        "id": duel, "bank": "world-capitals", "state": state,
+        "id": duel, "bank": "world-capitals", "mode": "ranked", "rated": True, "state": state,
         "players": [
             {"id": ADA, "username": "ada", "rating": 1500, "score": scores[0], "connected": connected[0]},
             {"id": BO, "username": "bob", "rating": 1500, "score": scores[1], "connected": connected[1]},
@@ -172,7 +172,8 @@ def transcript():
     log.out(b, {"op": "answer", "ref": "s4", "duel_id": DUEL, "question_index": 1, "choice": 2})
     log.inn(b, error("s4", "locked_out", "your opponent already won that question"))
     result = {"winner": ADA, "reason": "completed",
-              "ratings": {ADA: {"before": 1500, "after": 1662}, BO: {"before": 1500, "after": 1338}}}
+              "ratings": {ADA: {"before": 1500, "after": 1662}, BO: {"before": 1500, "after": 1338}},
+              "placements": {ADA: 1, BO: 2}}
     final = record(DUEL, "finished", (200, 160), 1, q1, [ans_a1], reveal1, result)
     for conn in (a, b, a2):
         log.inn(conn, event("complete", DUEL, 9, o1 + 2_300, final))
@@ -206,7 +207,8 @@ def transcript():
     log.inn(b, reply("s7"))
     done2 = copy.deepcopy(init2)
     done2.update(state="finished", result={"winner": ADA, "reason": "forfeit", "ratings": {
-        ADA: {"before": 1662, "after": 1671}, BO: {"before": 1338, "after": 1331}}})
+        ADA: {"before": 1662, "after": 1671}, BO: {"before": 1338, "after": 1331}},
+        "placements": {ADA: 1, BO: 2}})
     both(event("complete", DUEL2, 2, T0 + 41_500, done2))
     # Sign out and in again.
     log.out(a, {"op": "logout", "ref": 15})
@@ -455,7 +457,8 @@ def test_a_choice_past_the_options_may_be_bad_request_but_not_one_within(tmp_pat
 
 def test_an_operator_ended_duel_is_unrated(tmp_path, capsys):
     ended = {"winner": None, "reason": "ended",
-             "ratings": {ADA: {"before": 1662, "after": 1662}, BO: {"before": 1338, "after": 1338}}}
+             "ratings": {ADA: {"before": 1662, "after": 1662}, BO: {"before": 1338, "after": 1338}},
+             "placements": {ADA: 1, BO: 1}}
 
     def log_with(result):
         log = transcript()

@@ -231,6 +231,17 @@ def record_problems(record: dict) -> list[str]:
             problems.append("result.winner: not a player of the duel")
         if set(result["ratings"]) != id_set:
             problems.append("result.ratings: keys are not the players' ids")
+        places = result["placements"]
+        if set(places) != id_set:
+            problems.append("result.placements: keys are not the players' ids")
+        elif 1 not in places.values():
+            problems.append("result.placements: nobody is placed first")
+        if result["winner"] is not None and places.get(result["winner"]) != 1:
+            problems.append("result.winner: not placed first")
+        if not record["rated"]:
+            for player, change in result["ratings"].items():
+                if change["before"] != change["after"]:
+                    problems.append(f"result.ratings.{player}: an unrated game moved a rating")
         if result["reason"] == "ended":
             for player, change in result["ratings"].items():
                 if change["before"] != change["after"]:

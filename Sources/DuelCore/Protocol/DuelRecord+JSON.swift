@@ -4,6 +4,8 @@ extension DuelRecord {
         var object: JSONObject = [
             "id": .string(id),
             "bank": .string(bank),
+            "mode": .string(mode.rawValue),
+            "rated": .bool(rated),
             "state": .string(state.rawValue),
             "players": .array(players.map { player in
                 .object([
@@ -54,6 +56,9 @@ extension DuelRecord {
                     result.ratings[player.id].map { rating in
                         (player.id, .object(["before": .number(rating.before), "after": .number(rating.after)]))
                     }
+                })),
+                "placements": .object(JSONObject(players.compactMap { player in
+                    result.placements[player.id].map { (player.id, .number($0)) }
                 })),
             ])
         } ?? .null

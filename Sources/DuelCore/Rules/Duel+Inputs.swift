@@ -37,7 +37,7 @@ extension Duel {
             if correct {
                 // Rule 4: the first correct answer wins and locks the opponent out.
                 reveal(cause: .won, atMs: atMs, into: &step)
-            } else if rounds[questionIndex].answers.count == players.count {
+            } else if everyActivePlayerAnswered(rounds[questionIndex]) {
                 reveal(cause: .allAnswered, atMs: atMs, into: &step)
             }
             catchUp(nowMs: atMs, into: &step)
@@ -49,7 +49,7 @@ extension Duel {
     /// Rule 5's checks, in the order a client author would expect; returns the answering seat.
     private func checkAnswer(player: PlayerID, questionIndex: Int, choice: Int, atMs: Int64) -> Result<Int, DuelRejection> {
         guard let seat = seat(of: player) else { return .failure(DuelRejection(.notInDuel)) }
-        guard phase != .finished else { return .failure(DuelRejection(.duelOver)) }
+        guard phase != .finished, players[seat].leftAtMs == nil else { return .failure(DuelRejection(.duelOver)) }
         guard questionIndex >= 0 else {
             return .failure(DuelRejection(.badRequest, "question_index must not be negative"))
         }
@@ -81,15 +81,17 @@ extension Duel {
         return .success(seat)
     }
 
-    /// A player gives up (rule 8): the opponent wins at once, in any live state.
+    /// A player gives up (rule 8). In a two-player duel the opponent wins at once, in any
+    /// live state; alone, the game ends; in a game of three or more the player is out and
+    /// the others play on until one is left.
     public mutating func forfeit(player: PlayerID, atMs: Int64) -> DuelStep {
         var step = DuelStep()
         catchUp(nowMs: atMs, into: &step)
         if let seat = seat(of: player) {
-            if phase == .finished {
+            if phase == .finished || players[seat].leftAtMs != nil {
                 step.outcome = .rejected(DuelRejection(.duelOver))
             } else {
-                finish(reason: .forfeit, winner: players[1 - seat].id, atMs: atMs, into: &step)
+                leave(seat: seat, reason: .forfeit, atMs: atMs, into: &step)
             }
         } else {
             step.outcome = .rejected(DuelRejection(.notInDuel))

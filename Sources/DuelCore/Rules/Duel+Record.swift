@@ -8,7 +8,7 @@ extension Duel {
         seat(of: viewer) == nil ? nil : record()
     }
 
-    /// The record both players may see now.
+    /// The record every player may see now.
     func record() -> DuelRecord {
         let round = currentRound
         let question = round.map { round -> DuelRecord.Question in
@@ -38,10 +38,11 @@ extension Duel {
                 winner: result.winner, reason: result.reason,
                 ratings: Dictionary(uniqueKeysWithValues: result.outcomes.map {
                     ($0.player, (before: $0.rating.before.displayed, after: $0.rating.after.displayed))
-                }))
+                }),
+                placements: result.placements ?? placements(winner: result.winner))
         }
         return DuelRecord(
-            id: id, bank: bank, state: phase,
+            id: id, bank: bank, mode: mode, rated: isRated, state: phase,
             players: players.map {
                 DuelRecord.Player(
                     id: $0.id, username: $0.username, rating: $0.rating.displayed,

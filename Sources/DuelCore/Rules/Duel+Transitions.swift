@@ -11,8 +11,11 @@ extension Duel {
             let phaseDue = phaseDueAtMs
             if let abandonment = nextAbandonment, abandonment.atMs <= nowMs,
                phaseDue.map({ abandonment.atMs <= $0 }) ?? true {
-                let winner = abandonment.seat.map { players[1 - $0].id }
-                finish(reason: .abandoned, winner: winner, atMs: nowMs, into: &step)
+                if let seat = abandonment.seat {
+                    leave(seat: seat, reason: .abandoned, atMs: nowMs, into: &step)
+                } else {
+                    finish(reason: .abandoned, winner: nil, atMs: nowMs, into: &step)
+                }
             } else if let phaseDue, phaseDue <= nowMs {
                 endPhase(atMs: nowMs, into: &step)
             } else {
@@ -21,15 +24,41 @@ extension Duel {
         }
     }
 
-    /// The earliest abandonment deadline and the seat that abandons (nil when both
-    /// players reach it at the same millisecond, which is a draw).
+    /// The earliest abandonment deadline and the seat that abandons; nil seat when every
+    /// player still in the game reaches it at the same millisecond (a draw, or no winner).
     private var nextAbandonment: (atMs: Int64, seat: Int?)? {
-        let due = players.indices.compactMap { seat -> (atMs: Int64, seat: Int?)? in
+        let due = activeSeats.compactMap { seat -> (atMs: Int64, seat: Int?)? in
             players[seat].disconnectedAtMs.map { ($0 + configuration.abandonAfterMs, seat) }
         }
         guard let first = due.min(by: { $0.atMs < $1.atMs }) else { return nil }
-        if due.count == 2 && due[0].atMs == due[1].atMs { return (first.atMs, nil) }
+        let active = activeSeats.count
+        if active > 1 && due.count == active && due.allSatisfy({ $0.atMs == first.atMs }) { return (first.atMs, nil) }
         return first
+    }
+
+    /// Whether every player still in the game has answered `round` (rule 4's reveal).
+    func everyActivePlayerAnswered(_ round: DuelRound) -> Bool {
+        activeSeats.allSatisfy { round.answer(of: players[$0].id) != nil }
+    }
+
+    /// A player forfeits or is abandoned (rule 8). Two players: the other wins at once.
+    /// Alone: the game ends. Three or more: the player is out and the rest play on; when one
+    /// is left, the game ends. An open question everyone left has answered is revealed.
+    mutating func leave(seat: Int, reason: FinishReason, atMs: Int64, into step: inout DuelStep) {
+        switch players.count {
+        case 1:
+            finish(reason: reason, winner: nil, atMs: atMs, into: &step)
+        case 2:
+            finish(reason: reason, winner: players[1 - seat].id, atMs: atMs, into: &step)
+        default:
+            players[seat].leftAtMs = atMs
+            step.stateTouched = true
+            if activeSeats.count <= 1 {
+                finish(reason: reason, winner: nil, atMs: atMs, into: &step)
+            } else if phase == .question, let round = currentRound, !round.isRevealed, everyActivePlayerAnswered(round) {
+                reveal(cause: .allAnswered, atMs: atMs, into: &step)
+            }
+        }
     }
 
     private mutating func endPhase(atMs: Int64, into step: inout DuelStep) {
@@ -67,28 +96,65 @@ extension Duel {
         emit(.reveal, atMs: atMs, into: &step)
     }
 
-    /// Rule 8: the higher score wins; equal scores draw.
+    /// Rule 8: the higher score wins; equal scores draw. `winner` is for two-player duels;
+    /// every game places its players (``placements(winner:)``).
     mutating func finishOnScores(atMs: Int64, into step: inout DuelStep) {
-        let (a, b) = (players[0].score, players[1].score)
-        let winner: PlayerID? = a == b ? nil : (a > b ? players[0].id : players[1].id)
+        var winner: PlayerID?
+        if players.count == 2 {
+            let (a, b) = (players[0].score, players[1].score)
+            winner = a == b ? nil : (a > b ? players[0].id : players[1].id)
+        }
         finish(reason: .completed, winner: winner, atMs: atMs, into: &step)
+    }
+
+    /// Places by score, 1 first, ties sharing a place (1, 2, 2, 4); players who left come
+    /// after those who stayed. A two-player duel's winner is first whatever the scores
+    /// (a forfeit loses even ahead).
+    func placements(winner: PlayerID?) -> [PlayerID: Int] {
+        func key(_ player: DuelPlayer) -> (Int, Int) {
+            (player.id == winner ? 1 : 0, player.leftAtMs == nil ? 1 : 0)
+        }
+        var places: [PlayerID: Int] = [:]
+        for player in players {
+            let ahead = players.filter { other in
+                let (a, b) = (key(other), key(player))
+                if a != b { return a > b }
+                return other.score > player.score
+            }.count
+            places[player.id] = ahead + 1
+        }
+        return places
     }
 
     /// Ends the duel and computes both rating updates from the same pre-duel values (rule 9).
     mutating func finish(reason: FinishReason, winner: PlayerID?, atMs: Int64, into step: inout DuelStep) {
-        let outcomeA: GameOutcome = winner == nil ? .draw : (winner == players[0].id ? .win : .loss)
-        let glicko = Glicko2(tau: configuration.glickoTau)
-        let (afterA, afterB) = reason.isRated
-            ? glicko.rate(players[0].rating, players[1].rating, outcomeForA: outcomeA)
-            : (players[0].rating, players[1].rating)
-        let outcomes = [(0, outcomeA, afterA), (1, outcomeA.opposite, afterB)].map { seat, outcome, after in
-            PlayerOutcome(
-                player: players[seat].id,
-                outcome: outcome.code,
-                score: players[seat].score,
-                rating: RatingChange(before: players[seat].rating, after: after))
+        let places = placements(winner: winner)
+        var outcomes: [PlayerOutcome]
+        if players.count == 2 {
+            let outcomeA: GameOutcome = winner == nil ? .draw : (winner == players[0].id ? .win : .loss)
+            let glicko = Glicko2(tau: configuration.glickoTau)
+            let (afterA, afterB) = isRated && reason.isRated
+                ? glicko.rate(players[0].rating, players[1].rating, outcomeForA: outcomeA)
+                : (players[0].rating, players[1].rating)
+            outcomes = [(0, outcomeA, afterA), (1, outcomeA.opposite, afterB)].map { seat, outcome, after in
+                PlayerOutcome(
+                    player: players[seat].id,
+                    outcome: outcome.code,
+                    score: players[seat].score,
+                    rating: RatingChange(before: players[seat].rating, after: after))
+            }
+        } else {
+            // Unrated (only ranked duels, always two players, are rated): place 1 alone wins.
+            let firsts = places.values.filter { $0 == 1 }.count
+            outcomes = players.map { player in
+                let place = places[player.id] ?? players.count
+                let outcome: GameOutcomeCode = place == 1 ? (firsts == 1 && players.count > 1 ? .win : .draw) : .loss
+                return PlayerOutcome(
+                    player: player.id, outcome: outcome, score: player.score,
+                    rating: RatingChange(before: player.rating, after: player.rating))
+            }
         }
-        let result = DuelResult(winner: winner, reason: reason, finishedAtMs: atMs, outcomes: outcomes)
+        let result = DuelResult(winner: winner, reason: reason, finishedAtMs: atMs, outcomes: outcomes, placements: places)
         self.result = result
         phase = .finished
         phaseEndsAtMs = nil

@@ -13,8 +13,10 @@ public struct Duel: Sendable, Codable, Equatable {
     /// The bank's slug.
     public let bank: String
     public let configuration: DuelConfiguration
-    /// Exactly two, in a fixed order.
+    /// One to four (two in ranked duels), in a fixed order.
     public internal(set) var players: [DuelPlayer]
+    /// Stored optional so that states written before modes existed decode as ranked.
+    private let storedMode: DuelMode?
     /// The questions drawn for this duel, in order; at least one.
     public let questions: [DuelQuestion]
     public internal(set) var phase: DuelPhase
@@ -27,6 +29,15 @@ public struct Duel: Sendable, Codable, Equatable {
     public internal(set) var result: DuelResult?
     public let createdAtMs: Int64
 
+    public var mode: DuelMode { storedMode ?? .ranked }
+
+    /// Whether completing it changes ratings (rule 9 applies to ranked duels only).
+    public var isRated: Bool { mode.isRated }
+
+    /// Players still in the game: not forfeited or abandoned (in games of three or more, a
+    /// player who leaves is out and the others play on).
+    var activeSeats: [Int] { players.indices.filter { players[$0].leftAtMs == nil } }
+
     /// Index of the current question: the open, revealed or next-to-open one.
     public var questionIndex: Int { max(0, rounds.count - 1) }
 
@@ -36,25 +47,29 @@ public struct Duel: Sendable, Codable, Equatable {
     /// Creates a duel and emits its `init` event (seq 1).
     ///
     /// - Parameters:
-    ///   - players: the two players, in the order they appear in records.
+    ///   - players: the players, in the order they appear in records: two for ranked duels
+    ///     and challenges, one for practice, two to four for rooms.
     ///   - questions: the drawn questions; only the first `configuration.questionCount` are used.
-    /// - Returns: nil when the inputs cannot form a duel (not two distinct players, no question).
+    /// - Returns: nil when the inputs cannot form a game (a player count the mode does not
+    ///   allow, a player twice, no question).
     public static func start(
         id: String,
         bank: String,
         players: [DuelPlayer],
         questions: [DuelQuestion],
         configuration: DuelConfiguration = .standard,
+        mode: DuelMode = .ranked,
         nowMs: Int64
     ) -> (Duel, DuelStep)? {
-        guard players.count == 2, players[0].id != players[1].id, !questions.isEmpty,
-              configuration.problems.isEmpty
+        guard mode.playerCounts.contains(players.count), Set(players.map(\.id)).count == players.count,
+              !questions.isEmpty, configuration.problems.isEmpty
         else { return nil }
         var duel = Duel(
             id: id,
             bank: bank,
             configuration: configuration,
             players: players.map { DuelPlayer(id: $0.id, username: $0.username, rating: $0.rating) },
+            storedMode: mode == .ranked ? nil : mode,
             questions: Array(questions.prefix(configuration.questionCount)),
             phase: .countdown,
             rounds: [],
@@ -82,7 +97,7 @@ public struct Duel: Sendable, Codable, Equatable {
     public var nextDeadlineMs: Int64? {
         guard phase != .finished else { return nil }
         var next = phaseDueAtMs
-        for player in players {
+        for player in players where player.leftAtMs == nil {
             if let gone = player.disconnectedAtMs {
                 let due = gone + configuration.abandonAfterMs
                 next = next.map { min($0, due) } ?? due

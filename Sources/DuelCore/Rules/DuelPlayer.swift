@@ -1,7 +1,7 @@
 /// Opaque player id, as on the wire.
 public typealias PlayerID = String
 
-/// One of the two players of a duel, as the duel state keeps them.
+/// One of the players of a duel, as the duel state keeps them.
 public struct DuelPlayer: Sendable, Codable, Equatable {
     public let id: PlayerID
     public let username: String
@@ -16,6 +16,10 @@ public struct DuelPlayer: Sendable, Codable, Equatable {
     public internal(set) var connected: Bool
     /// When the player's last connection closed; nil while connected.
     public internal(set) var disconnectedAtMs: Int64?
+    /// When the player left a game of three or more (forfeit or abandonment); the others
+    /// play on without them. Nil while in the game, and always in two-player duels, where
+    /// leaving ends the duel.
+    public internal(set) var leftAtMs: Int64?
 
     public init(id: PlayerID, username: String, rating: GlickoRating) {
         self.id = id

@@ -43,9 +43,11 @@ public struct DuelRecord: Sendable, Equatable {
         public let reason: FinishReason
         /// Rounded ratings before and after, by player id.
         public let ratings: [PlayerID: (before: Int, after: Int)]
+        /// Place by player id, 1 first, ties sharing a place.
+        public let placements: [PlayerID: Int]
 
         public static func == (lhs: Result, rhs: Result) -> Bool {
-            lhs.winner == rhs.winner && lhs.reason == rhs.reason
+            lhs.winner == rhs.winner && lhs.reason == rhs.reason && lhs.placements == rhs.placements
                 && lhs.ratings.count == rhs.ratings.count
                 && lhs.ratings.allSatisfy { key, value in
                     rhs.ratings[key].map { $0.before == value.before && $0.after == value.after } ?? false
@@ -55,6 +57,9 @@ public struct DuelRecord: Sendable, Equatable {
 
     public let id: String
     public let bank: String
+    public let mode: DuelMode
+    /// Whether the game changes ratings (ranked duels only).
+    public let rated: Bool
     public let state: DuelPhase
     public let players: [Player]
     public let questionCount: Int

@@ -41,6 +41,19 @@ public struct DuelResult: Sendable, Codable, Equatable {
     public let finishedAtMs: Int64
     /// One entry per player, in the duel's player order.
     public let outcomes: [PlayerOutcome]
+    /// Place by player id, 1 first: by score, ties sharing a place, players who left after
+    /// those who stayed, and a forfeit or abandonment in a two-player duel losing whatever
+    /// the scores. Optional only so that results stored before it existed still decode.
+    public let placements: [PlayerID: Int]?
+
+    public init(winner: PlayerID?, reason: FinishReason, finishedAtMs: Int64, outcomes: [PlayerOutcome],
+                placements: [PlayerID: Int]?) {
+        self.winner = winner
+        self.reason = reason
+        self.finishedAtMs = finishedAtMs
+        self.outcomes = outcomes
+        self.placements = placements
+    }
 
     public func outcome(of player: PlayerID) -> PlayerOutcome? {
         outcomes.first { $0.player == player }

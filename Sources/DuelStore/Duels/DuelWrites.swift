@@ -30,8 +30,10 @@ struct DuelWrites {
 
     /// Adds one step's writes; `version` is the duel's input count after it.
     /// Returns the step's events as stored (the record serialized once, here).
+    /// `rated`: whether the duel's mode is rated (only ranked duels write ratings).
     mutating func add(
-        _ step: DuelStep, duelID: String, bankID: Int, input: DuelInput, version: Int, announce: Bool = true
+        _ step: DuelStep, duelID: String, bankID: Int, input: DuelInput, version: Int, rated: Bool = true,
+        announce: Bool = true
     ) -> [StoredEvent] {
         guard step.logsInput, let row = step.row else { return [] }
         logInput(input, duelID: duelID, n: version)
@@ -49,7 +51,7 @@ struct DuelWrites {
         let events = add(step.events, duelID: duelID, announce: announce)
         if let result = step.completion {
             // An operator-ended duel is unrated: no rating rows, no statistics.
-            if result.reason.isRated { completions.append((duelID, bankID, result)) }
+            if result.reason.isRated && rated { completions.append((duelID, bankID, result)) }
             finished.append(duelID)
         }
         return events
