@@ -23,6 +23,7 @@ ADA = "a1a1a1a1-1111-4111-8111-111111111111"
 BO = "b2b2b2b2-2222-4222-8222-222222222222"
 DUEL = "d7d7d7d7-7777-4777-8777-777777777777"
 DUEL2 = "e8e8e8e8-8888-4888-8888-888888888888"
+DUEL3 = "f9f9f9f9-9999-4999-8999-999999999999"
 TOKEN_A = "9f" + "0123456789abcdef" * 3 + "0123456789abcd"
 TOKEN_B = "7c" + "fedcba9876543210" * 3 + "fedcba9876543210"[:14]
 T0 = 1763764800000
@@ -189,9 +190,9 @@ def transcript():
     log.out(a, {"op": "history", "ref": 11, "limit": 5})
     log.inn(a, reply(11, {"duels": [final]}))
     log.out(a, {"op": "mistakes", "ref": 12})
-    log.inn(a, reply(12, {"questions": [dict(Q0, correct_choice=1, your_choice=0, duel_id=DUEL)]}))
+    log.inn(a, reply(12, {"questions": [dict(Q0, correct_choice=1, your_choice=0, duel_id=DUEL)], "learned_count": 0}))
     log.out(b, {"op": "mistakes", "ref": "s6", "limit": 20})
-    log.inn(b, reply("s6", {"questions": [dict(Q1, correct_choice=0, your_choice=None, duel_id=DUEL)]}))
+    log.inn(b, reply("s6", {"questions": [dict(Q1, correct_choice=0, your_choice=None, duel_id=DUEL)], "learned_count": 0}))
     log.out(a, {"op": "report", "ref": 13, "question_id": 17, "reason": "Lima is right, but the accent on Bogotá is 👍🏽"})
     log.inn(a, reply(13))
     # Duel 2: Bo gives up in the countdown.
@@ -210,6 +211,17 @@ def transcript():
         ADA: {"before": 1662, "after": 1671}, BO: {"before": 1338, "after": 1331}},
         "placements": {ADA: 1, BO: 2}})
     both(event("complete", DUEL2, 2, T0 + 41_500, done2))
+    # Practice alone, then give up.
+    log.out(a, {"op": "practice", "ref": 17, "mistakes": True})
+    log.inn(a, reply(17, {"duel_id": DUEL3}))
+    alone = record(DUEL3, "countdown")
+    alone.update(mode="practice", rated=False, players=alone["players"][:1])
+    log.inn(a, event("init", DUEL3, 1, T0 + 42_000, alone))
+    log.out(a, {"op": "forfeit", "ref": 18, "duel_id": DUEL3})
+    log.inn(a, reply(18))
+    over = dict(alone, state="finished", result={
+        "winner": None, "reason": "forfeit", "ratings": {ADA: {"before": 1500, "after": 1500}}, "placements": {ADA: 1}})
+    log.inn(a, event("complete", DUEL3, 2, T0 + 42_500, over))
     # Sign out and in again.
     log.out(a, {"op": "logout", "ref": 15})
     log.inn(a, reply(15))
@@ -271,7 +283,7 @@ def test_schema_files_are_valid_draft_2020_12(name):
 
 def test_every_op_has_a_client_definition_and_a_reply_definition():
     schemas = vf.Schemas()
-    assert len(schemas.ops) == 15
+    assert len(schemas.ops) == 16
     assert schemas.reply_defs == schemas.ops
     for op in schemas.ops:
         assert schemas.contents["client-message.json"]["$defs"][op]["properties"]["op"] == {"const": op}

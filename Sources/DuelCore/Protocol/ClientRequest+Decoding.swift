@@ -99,6 +99,11 @@ extension ClientRequest {
                 throw .badField("reason", "must not contain control characters")
             }
             return .report(questionID: questionID, reason: reason)
+        case "practice":
+            let bank = try fields.optionalString("bank", maxLength: 128)
+            let mistakes = try fields.bool("mistakes", default: false)
+            guard bank != nil || mistakes else { throw .badField("bank", "is required unless mistakes is true") }
+            return .practice(bank: bank, mistakes: mistakes)
         default:
             throw ProtocolError(.unknownOp, "unknown op '\(String(op.prefix(64)))'")
         }
@@ -131,6 +136,12 @@ private struct Fields {
             throw .badField(name, "must be between \(range.lowerBound) and \(range.upperBound)")
         }
         return Int(number)
+    }
+
+    func bool(_ name: String, default fallback: Bool) throws(ProtocolError) -> Bool {
+        guard let value = object[name], value != .null else { return fallback }
+        guard case .bool(let flag) = value else { throw .badField(name, "must be true or false") }
+        return flag
     }
 
     func int64(_ name: String) throws(ProtocolError) -> Int64 {

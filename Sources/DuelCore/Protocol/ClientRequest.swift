@@ -29,11 +29,14 @@ public enum ClientRequest: Sendable, Equatable {
     case history(limit: Int)
     case mistakes(limit: Int)
     case report(questionID: Int64, reason: String)
+    /// A one-player unrated game: random questions of `bank`, or (with `mistakes`) the
+    /// player's mistakes notebook, of `bank` when given.
+    case practice(bank: String?, mistakes: Bool)
 
     /// The `op` names, as on the wire.
     public static let ops = [
         "signup", "login", "auth", "logout", "banks", "queue", "cancel", "answer", "forfeit",
-        "resume", "leaderboard", "profile", "history", "mistakes", "report",
+        "resume", "leaderboard", "profile", "history", "mistakes", "report", "practice",
     ]
 
     public var op: String {
@@ -53,6 +56,7 @@ public enum ClientRequest: Sendable, Equatable {
         case .history: "history"
         case .mistakes: "mistakes"
         case .report: "report"
+        case .practice: "practice"
         }
     }
 

@@ -46,7 +46,11 @@ extension DuelServerCore {
             simple(connection, ref) { db in ["duels": .array(try db.history(player: player, limit: limit))] }
         case .mistakes(let limit):
             let player = connection.player!
-            simple(connection, ref) { db in ["questions": .array(try db.mistakes(player: player, limit: limit))] }
+            simple(connection, ref) { db in
+                ["questions": .array(try db.mistakes(player: player, limit: limit)),
+                 "learned_count": .number(try db.learnedCount(player: player))]
+            }
+        case .practice(let bank, let mistakes): practice(connection, ref, bank: bank, mistakes: mistakes)
         case .report(let question, let reason):
             let player = connection.player!
             simple(connection, ref) { db in
@@ -114,6 +118,26 @@ extension DuelServerCore {
             case .success(true): core.reply(connection, ref)
             case .success(false): core.fail(connection, ref, ProtocolError(.notQueued, "you are not in a queue (or were already matched)"))
             case .failure(let error): core.fail(connection, ref, core.protocolError(error, on: connection))
+            }
+        }
+    }
+
+    /// A one-player unrated game: the reply `{duel_id}`, then its `init` like any duel's.
+    func practice(_ connection: Connection, _ ref: RequestRef?, bank: String?, mistakes: Bool) {
+        let player = connection.player!
+        let rules = configuration.duel
+        // Other instances hear of it only when the player is also connected there.
+        let announce = directory.shared.contains(player)
+        database(for: connection, { db in
+            try db.startPractice(
+                player: player, bank: bank, mistakes: mistakes, configuration: rules, nowMs: Clock.nowMs(), announce: announce)
+        }) { core, connection, result in
+            switch result {
+            case .success(let update):
+                if let connection { core.reply(connection, ref, ["duel_id": .string(update.duelID)]) }
+                core.apply(update)
+            case .failure(let error):
+                if let connection { core.fail(connection, ref, core.protocolError(error, on: connection)) }
             }
         }
     }

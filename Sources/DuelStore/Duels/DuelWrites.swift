@@ -21,6 +21,8 @@ struct DuelWrites {
     private var eventDuels: [String?] = [], eventSeqs: [String?] = [], eventKinds: [String?] = []
     private var eventAts: [String?] = [], eventRecords: [String?] = []
     private var finished: [String?] = []
+    /// Practice games the batch finished: their correct answers count towards learning.
+    private var practiceFinished: [String?] = []
     private var ranges: [DuelNotification.Range] = []
     private var rangeIndex: [String: Int] = [:]
     /// Duels the batch finished, with their bank: the ratings to write once.
@@ -30,9 +32,9 @@ struct DuelWrites {
 
     /// Adds one step's writes; `version` is the duel's input count after it.
     /// Returns the step's events as stored (the record serialized once, here).
-    /// `rated`: whether the duel's mode is rated (only ranked duels write ratings).
+    /// `mode`: the duel's; only ranked duels write ratings, and practice games count learning.
     mutating func add(
-        _ step: DuelStep, duelID: String, bankID: Int, input: DuelInput, version: Int, rated: Bool = true,
+        _ step: DuelStep, duelID: String, bankID: Int, input: DuelInput, version: Int, mode: DuelMode = .ranked,
         announce: Bool = true
     ) -> [StoredEvent] {
         guard step.logsInput, let row = step.row else { return [] }
@@ -51,7 +53,8 @@ struct DuelWrites {
         let events = add(step.events, duelID: duelID, announce: announce)
         if let result = step.completion {
             // An operator-ended duel is unrated: no rating rows, no statistics.
-            if result.reason.isRated && rated { completions.append((duelID, bankID, result)) }
+            if result.reason.isRated && mode.isRated { completions.append((duelID, bankID, result)) }
+            if mode == .practice { practiceFinished.append(duelID) }
             finished.append(duelID)
         }
         return events
@@ -168,6 +171,7 @@ struct DuelWrites {
         for completion in completions {
             try connection.storeRatings(duelID: completion.duelID, bankID: completion.bankID, result: completion.result)
         }
+        if !practiceFinished.isEmpty { try connection.countPractice(duels: practiceFinished) }
     }
 }
 
@@ -198,6 +202,22 @@ extension PGConnection {
                    games = r.games + 1, wins = r.wins + excluded.wins, losses = r.losses + excluded.losses,
                    draws = r.draws + excluded.draws, total_score = r.total_score + excluded.total_score,
                    updated_at = now()
+            """)
+    }
+
+    /// A finished practice game's correct answers: each question counts once per game, and
+    /// the second game that counts makes it learned (it leaves the mistakes notebook).
+    func countPractice(duels: [String?]) throws {
+        try query("""
+            INSERT INTO practice_progress AS p (player_id, question_id, correct_games, last_duel)
+            SELECT a.player_id, dq.question_id, 1, a.duel_id
+              FROM duel_answers a
+              JOIN duel_questions dq ON dq.duel_id = a.duel_id AND dq.question_index = a.question_index
+             WHERE a.duel_id = ANY(\(PGArray(duels))::uuid[]) AND a.correct
+            ON CONFLICT (player_id, question_id) DO UPDATE
+               SET correct_games = p.correct_games + 1, last_duel = excluded.last_duel,
+                   learned_at = CASE WHEN p.correct_games + 1 >= 2 THEN coalesce(p.learned_at, now()) END
+             WHERE p.last_duel <> excluded.last_duel
             """)
     }
 }

@@ -73,7 +73,7 @@ extension PGConnection {
             let step = state.duel.apply(item.input)
             if step.logsInput { state.version += 1 }
             let events = writes.add(step, duelID: item.duelID, bankID: bank, input: item.input, version: state.version,
-                                    rated: state.duel.isRated, announce: item.announce)
+                                    mode: state.duel.mode, announce: item.announce)
             states[item.duelID] = state
             updates[index] = DuelUpdate(
                 duelID: item.duelID, seq: state.duel.seq, players: state.duel.players.map(\.id),

@@ -5,22 +5,32 @@ extension PGConnection {
     /// A new duel's players, in seat order.
     public typealias Pairing = (a: PlayerID, b: PlayerID)
 
-    /// Creates duels between pairs of players of one bank, with freshly drawn
-    /// questions, inside the caller's transaction: multi-row statements for the
-    /// duel rows, their questions, the live-duel markers and the `init` events,
-    /// and NOTIFYs for all. Returns each duel's update and its engine state (which
-    /// the caller may hand to the lane that will run it).
+    /// Creates duels between pairs of players of one bank (matchmaking's ranked duels).
     /// `announce(pair)`: whether other instances must hear of that duel's `init`.
     public func createDuels(
         bankID: Int, pairs: [Pairing], configuration: DuelConfiguration, nowMs: Int64,
         announce: (Pairing) -> Bool = { _ in true }
     ) throws -> [(update: DuelUpdate, duel: Duel)] {
-        guard !pairs.isEmpty else { return [] }
+        try createGames(
+            bankID: bankID, games: pairs.map { [$0.a, $0.b] }, mode: .ranked, configuration: configuration,
+            nowMs: nowMs, announce: { announce(($0[0], $0[1])) })
+    }
+
+    /// Creates games of one bank, inside the caller's transaction: multi-row statements for
+    /// the duel rows, their questions, the live-duel markers and the `init` events, and
+    /// NOTIFYs for all. Each game's questions are drawn at random unless `questionSets`
+    /// gives them. Returns each game's update and its engine state (which the caller may
+    /// hand to the lane that will run it). Practice games (one player) store no second player.
+    public func createGames(
+        bankID: Int, games: [[PlayerID]], mode: DuelMode, configuration: DuelConfiguration, nowMs: Int64,
+        questionSets: [[DuelQuestion]]? = nil, announce: ([PlayerID]) -> Bool = { _ in true }
+    ) throws -> [(update: DuelUpdate, duel: Duel)] {
+        guard !games.isEmpty else { return [] }
         guard let bank = try query("SELECT slug FROM banks WHERE id = \(bankID)").first else {
             throw StoreError(.unknownBank)
         }
         let slug = try bank.string("slug")
-        let ids = pairs.flatMap { [$0.a, $0.b] }
+        let ids = games.flatMap { $0 }
         // Every player's pre-duel rating in this bank.
         var players: [PlayerID: DuelPlayer] = [:]
         for row in try query("""
@@ -42,15 +52,18 @@ extension PGConnection {
                    deadlines: [String?], opened: [String?]) = ([], [], [], [], [], [], [], [])
         var questionRows: (duels: [String?], indexes: [String?], questions: [String?]) = ([], [], [])
         let encoder = JSONEncoder()
-        let draws = try drawQuestionSets(bankID: bankID, count: configuration.questionCount, sets: pairs.count)
-        for (pair, questions) in zip(pairs, draws) {
-            guard let a = players[pair.a], let b = players[pair.b] else { throw StoreError(.badRequest, "unknown player") }
+        let draws = try questionSets
+            ?? drawQuestionSets(bankID: bankID, count: configuration.questionCount, sets: games.count)
+        for (game, questions) in zip(games, draws) {
+            let seated = game.compactMap { players[$0] }
+            guard seated.count == game.count else { throw StoreError(.badRequest, "unknown player") }
             let id = UUID().uuidString.lowercased()
             guard let (duel, step) = Duel.start(
-                id: id, bank: slug, players: [a, b], questions: questions, configuration: configuration, nowMs: nowMs)
+                id: id, bank: slug, players: seated, questions: questions, configuration: configuration, mode: mode,
+                nowMs: nowMs)
             else { throw StoreError(.bankEmpty) }
             // The base state the input log starts from: the state right after start.
-            rows.ids.append(id); rows.a.append(pair.a); rows.b.append(pair.b)
+            rows.ids.append(id); rows.a.append(game[0]); rows.b.append(game.count > 1 ? game[1] : nil)
             rows.states.append(duel.phase.rawValue)
             rows.bases.append(String(decoding: try encoder.encode(duel), as: UTF8.self))
             rows.seqs.append(String(duel.seq))
@@ -61,16 +74,16 @@ extension PGConnection {
                 questionRows.indexes.append(String(index))
                 questionRows.questions.append(String(question.id))
             }
-            let events = writes.add(step.events, duelID: id, players: [pair.a, pair.b], announce: announce(pair))
+            let events = writes.add(step.events, duelID: id, players: game, announce: announce(game))
             created.append((DuelUpdate(
-                duelID: id, seq: duel.seq, players: [pair.a, pair.b], outcome: step.outcome, events: events,
+                duelID: id, seq: duel.seq, players: game, outcome: step.outcome, events: events,
                 nextDeadlineMs: duel.nextDeadlineMs, finished: false, created: duel), duel))
         }
         try query("""
             WITH new_duels AS (
                 INSERT INTO duels (id, bank_id, player_a, player_b, state, base_state, last_seq, next_deadline_ms,
-                                   questions_opened)
-                SELECT d.id, \(bankID), d.a, d.b, d.state, d.base::json, d.seq, d.deadline, d.opened
+                                   questions_opened, mode)
+                SELECT d.id, \(bankID), d.a, d.b, d.state, d.base::json, d.seq, d.deadline, d.opened, \(mode.rawValue)
                   FROM unnest(\(PGArray(rows.ids))::uuid[], \(PGArray(rows.a))::uuid[], \(PGArray(rows.b))::uuid[],
                               \(PGArray(rows.states))::text[], \(PGArray(rows.bases))::text[], \(PGArray(rows.seqs))::int[],
                               \(PGArray(rows.deadlines))::bigint[], \(PGArray(rows.opened))::int[])
@@ -78,7 +91,8 @@ extension PGConnection {
                 RETURNING id, player_a, player_b),
             live AS (
                 INSERT INTO live_duel_players (player_id, duel_id)
-                SELECT player_a, id FROM new_duels UNION ALL SELECT player_b, id FROM new_duels
+                SELECT player_a, id FROM new_duels
+                UNION ALL SELECT player_b, id FROM new_duels WHERE player_b IS NOT NULL
                 RETURNING 1)
             SELECT count(*) AS n FROM live
             """)
@@ -127,7 +141,7 @@ extension PGConnection {
             let event = StoredEvent(
                 duelID: duel, seq: try row.int("seq"), kind: DuelEventKind(rawValue: try row.string("kind")) ?? .answered,
                 atMs: try row.int64("at_ms"), recordJSON: try row.string("record"))
-            let players = [try row.string("a"), try row.string("b")]
+            let players = [try row.string("a")] + (row.optionalString("b").map { [$0] } ?? [])
             found[duel, default: (players, [])].events.append(event)
         }
         return found
@@ -137,7 +151,7 @@ extension PGConnection {
     public func duelPlayers(id: String) throws -> [PlayerID]? {
         guard UUIDText.isValid(id) else { return nil }
         return try query("SELECT player_a::text AS a, player_b::text AS b FROM duels WHERE id = \(id)::uuid")
-            .first.map { [try $0.string("a"), try $0.string("b")] }
+            .first.map { [try $0.string("a")] + ($0.optionalString("b").map { [$0] } ?? []) }
     }
 
     /// The live duel of a player and its latest event, if the player is in one.

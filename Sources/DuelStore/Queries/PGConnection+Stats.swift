@@ -31,7 +31,8 @@ extension PGConnection {
             """).map { try JSONParser.parse(try $0.string("record")) }
     }
 
-    /// Questions the player missed (wrong or unanswered) in finished duels, newest first (`mistakes` op).
+    /// Questions the player missed (wrong or unanswered) in finished games against others,
+    /// newest first, less those practice taught (`mistakes` op).
     public func mistakes(player: PlayerID, limit: Int) throws -> [JSONValue] {
         try query("""
             SELECT q.id, q.prompt, q.choices, q.correct_choice, a.choice, d.id::text AS duel
@@ -44,6 +45,13 @@ extension PGConnection {
                AND (a.correct IS NULL OR NOT a.correct)
                -- Only questions that were actually asked before the duel ended.
                AND dq.question_index < d.questions_opened
+               -- Practice draws from the notebook; it does not add to it.
+               AND d.mode <> 'practice'
+               -- Right in two practice games since: learned (practice_progress). A miss after
+               -- that is a new mistake.
+               AND NOT EXISTS (SELECT 1 FROM practice_progress p
+                                WHERE p.player_id = \(player)::uuid AND p.question_id = q.id
+                                  AND p.learned_at >= d.finished_at)
              ORDER BY d.finished_at DESC, dq.question_index
              LIMIT \(limit)
             """).map { row in
@@ -55,6 +63,13 @@ extension PGConnection {
                 "duel_id": .string(try row.string("duel")),
             ])
         }
+    }
+
+    /// How many questions of the player's notebook practice made learned.
+    public func learnedCount(player: PlayerID) throws -> Int {
+        try query("""
+            SELECT count(*) AS n FROM practice_progress WHERE player_id = \(player)::uuid AND learned_at IS NOT NULL
+            """)[0].int("n")
     }
 
     /// Flags a question for the bank's operators (`report` op).

@@ -1,0 +1,66 @@
+import DuelCore
+
+/// Practice: one-player unrated games, of a bank or of the player's mistakes notebook.
+extension PGConnection {
+    /// Starts a practice game for `player` in one transaction: refused when the player
+    /// waits in a queue (`already_queued`) or plays a live game (`in_duel`). Questions are
+    /// drawn at random from the bank's active ones, or (with `mistakes`) from the player's
+    /// notebook, not yet learned, of `bank` when given, else of the bank with the most.
+    public func startPractice(
+        player: PlayerID, bank slug: String?, mistakes: Bool, configuration: DuelConfiguration, nowMs: Int64,
+        announce: Bool
+    ) throws -> DuelUpdate {
+        try transaction { db in
+            let state = try db.query("""
+                SELECT EXISTS (SELECT 1 FROM match_queue WHERE player_id = \(player)::uuid) AS queued,
+                       EXISTS (SELECT 1 FROM live_duel_players WHERE player_id = \(player)::uuid) AS playing
+                """)[0]
+            if try state.bool("queued") { throw StoreError(.alreadyQueued) }
+            if try state.bool("playing") { throw StoreError(.inDuel) }
+            var bankID: Int?
+            if let slug {
+                guard let row = try db.query("SELECT id FROM banks WHERE slug = \(slug) AND retired_at IS NULL").first else {
+                    throw StoreError(.unknownBank)
+                }
+                bankID = try row.int("id")
+            }
+            let questions: [DuelQuestion]
+            if mistakes {
+                let rows = try db.query("""
+                    WITH missed AS (
+                        SELECT DISTINCT q.id, q.bank_id, q.prompt, q.choices, q.correct_choice
+                          FROM duels d
+                          JOIN duel_questions dq ON dq.duel_id = d.id AND dq.question_index < d.questions_opened
+                          JOIN questions q ON q.id = dq.question_id
+                          LEFT JOIN duel_answers a
+                                 ON a.duel_id = d.id AND a.question_index = dq.question_index AND a.player_id = \(player)::uuid
+                         WHERE (d.player_a = \(player)::uuid OR d.player_b = \(player)::uuid)
+                           AND d.state = 'finished' AND d.mode <> 'practice'
+                           AND (a.correct IS NULL OR NOT a.correct)
+                           AND NOT EXISTS (SELECT 1 FROM practice_progress p
+                                            WHERE p.player_id = \(player)::uuid AND p.question_id = q.id
+                                              AND p.learned_at >= d.finished_at)),
+                    chosen AS (
+                        SELECT coalesce(nullif(\(bankID.map(String.init) ?? ""), '')::int,
+                                        (SELECT bank_id FROM missed GROUP BY bank_id ORDER BY count(*) DESC, bank_id LIMIT 1))
+                               AS bank_id)
+                    SELECT m.* FROM missed m, chosen WHERE m.bank_id = chosen.bank_id
+                     ORDER BY random() LIMIT \(configuration.questionCount)
+                    """)
+                guard let first = rows.first else { throw StoreError(.bankEmpty, "no mistakes left to practise") }
+                bankID = try first.int("bank_id")
+                questions = try rows.map { row in
+                    DuelQuestion(
+                        id: try row.int64("id"), prompt: try row.string("prompt"), choices: try row.textArray("choices"),
+                        correctChoice: try row.int("correct_choice"))
+                }
+            } else {
+                questions = try db.drawQuestionSets(bankID: bankID!, count: configuration.questionCount, sets: 1).first ?? []
+                guard !questions.isEmpty else { throw StoreError(.bankEmpty) }
+            }
+            return try db.createGames(
+                bankID: bankID!, games: [[player]], mode: .practice, configuration: configuration, nowMs: nowMs,
+                questionSets: [questions], announce: { _ in announce })[0].update
+        }
+    }
+}

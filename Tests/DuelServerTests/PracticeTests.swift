@@ -1,0 +1,112 @@
+import DuelClient
+import DuelCore
+import DuelStore
+import Foundation
+import Testing
+
+extension ServerTests {
+    /// `practice` (issue 12 item 5): one-player unrated games of a bank or of the mistakes
+    /// notebook, and questions learned in practice leaving the notebook.
+    @Suite(.serialized) struct PracticeTests {
+        let server: TestServer
+
+        init() throws {
+            server = try TestServer.start()
+        }
+
+        /// Plays every question of `duel` to `complete`, answering right when `right`.
+        func playAlone(_ player: TestPlayer, duel: String, right: Bool = true) async throws -> JSONValue {
+            while true {
+                guard let event = await player.client.next(timeout: .seconds(10)) else { throw DuelClientError.timeout("event") }
+                if event["event"] == "complete" { return event }
+                guard event["event"] == "question", let index = event["record"]?["question"]?["index"]?.integer else { continue }
+                guard case .array(let options)? = event["record"]?["question"]?["choices"] else { continue }
+                let correct = try correctChoice(server, duel: duel, index: Int(index))
+                let reply = try await player.client.request("answer", [
+                    "duel_id": .string(duel), "question_index": .int(index),
+                    "choice": .number(right ? correct : (correct + 1) % options.count),
+                ])
+                #expect(reply["ok"] == true, "\(reply.serialized)")
+            }
+        }
+
+        @Test func aPracticeGameIsOnePlayerUnratedAndInHistory() async throws {
+            defer { server.stop() }
+            let a = try await TestPlayer.signUp(server.url)
+            let reply = try await a.client.request("practice", ["bank": "world-capitals"])
+            guard let duel = reply["data"]?["duel_id"]?.string else { throw DuelClientError.timeout("\(reply.serialized)") }
+            let start = await a.client.nextEvent("init")
+            #expect(start?["duel_id"] == .string(duel))
+            #expect(start?["record"]?["mode"] == "practice" && start?["record"]?["rated"] == false)
+            guard case .array(let seated)? = start?["record"]?["players"] else { throw DuelClientError.timeout("players") }
+            #expect(seated.count == 1)
+            let complete = try await playAlone(a, duel: duel)
+            let result = complete["record"]?["result"]
+            #expect(result?["reason"] == "completed" && result?["winner"] == .null)
+            #expect(result?["placements"]?[a.id] == 1)
+            #expect(result?["ratings"]?[a.id]?["before"] == result?["ratings"]?[a.id]?["after"])
+            let db = try server.database()
+            defer { db.close() }
+            #expect(try db.query("SELECT count(*) AS n FROM rating_history WHERE duel_id = \(duel)::uuid")[0].int("n") == 0)
+            let history = try await a.client.request("history", ["limit": 5])
+            guard case .array(let duels)? = history["data"]?["duels"] else { throw DuelClientError.timeout("history") }
+            #expect(duels.first?["id"] == .string(duel) && duels.first?["mode"] == "practice")
+            // Free again: a ranked queue works.
+            #expect(try await a.client.request("queue", ["bank": "world-capitals"])["ok"] == true)
+        }
+
+        @Test func practiceRefusalsChangeNothing() async throws {
+            defer { server.stop() }
+            let a = try await TestPlayer.signUp(server.url)
+            #expect(try await a.client.request("practice")["code"] == "bad_request")
+            #expect(try await a.client.request("practice", ["mistakes": "yes"])["code"] == "bad_request")
+            #expect(try await a.client.request("practice", ["bank": "no-such-bank"])["code"] == "unknown_bank")
+            #expect(try await a.client.request("practice", ["mistakes": true])["code"] == "bank_empty")
+            _ = try await a.client.request("queue", ["bank": "world-capitals"])
+            #expect(try await a.client.request("practice", ["bank": "world-capitals"])["code"] == "already_queued")
+            let (b, _, _) = try await startDuel(server.url, bank: "general-science")
+            #expect(try await b.client.request("practice", ["bank": "world-capitals"])["code"] == "in_duel")
+            let db = try server.database()
+            defer { db.close() }
+            #expect(try db.query("SELECT count(*) AS n FROM duels WHERE mode = 'practice'")[0].int("n") == 0)
+        }
+
+        @Test func twoRightPracticeGamesTakeAMistakeOutOfTheNotebook() async throws {
+            defer { server.stop() }
+            let (a, b, duel) = try await startDuel(server.url)
+            // a misses question 0, then b forfeits: question 0 is a's one mistake.
+            guard let question = await a.client.nextEvent("question"),
+                  case .array(let options)? = question["record"]?["question"]?["choices"] else {
+                throw DuelClientError.timeout("question")
+            }
+            let correct = try correctChoice(server, duel: duel, index: 0)
+            _ = try await a.client.request("answer", [
+                "duel_id": .string(duel), "question_index": 0, "choice": .number((correct + 1) % options.count),
+            ])
+            _ = await a.client.nextEvent("reveal")
+            _ = try await b.client.request("forfeit", ["duel_id": .string(duel)])
+            _ = await a.client.nextEvent("complete")
+            let before = try await a.client.request("mistakes", ["limit": 10])
+            guard case .array(let missed)? = before["data"]?["questions"] else { throw DuelClientError.timeout("mistakes") }
+            #expect(missed.count == 1 && before["data"]?["learned_count"] == 0)
+            let asked = missed[0]["question_id"]
+            for game in 1...2 {
+                let reply = try await a.client.request("practice", ["mistakes": true])
+                guard let practice = reply["data"]?["duel_id"]?.string else { throw DuelClientError.timeout("\(reply.serialized)") }
+                let start = await a.client.nextEvent("init")
+                #expect(start?["record"]?["question_count"] == 1)
+                _ = try await playAlone(a, duel: practice)
+                let now = try await a.client.request("mistakes", ["limit": 10])
+                guard case .array(let left)? = now["data"]?["questions"] else { throw DuelClientError.timeout("mistakes") }
+                if game == 1 {
+                    #expect(left.map { $0["question_id"] } == [asked], "one right game is not enough")
+                    #expect(now["data"]?["learned_count"] == 0)
+                } else {
+                    #expect(left.isEmpty)
+                    #expect(now["data"]?["learned_count"] == 1)
+                }
+            }
+            #expect(try await a.client.request("practice", ["mistakes": true])["code"] == "bank_empty")
+        }
+    }
+}

@@ -1,0 +1,21 @@
+-- Games of other modes than ranked (issue 12), starting with practice: one player, unrated.
+-- A practice game has no second player (player_b NULL); games of three or four players
+-- (rooms) will list their players in a table of their own.
+ALTER TABLE duels ADD COLUMN mode text NOT NULL DEFAULT 'ranked'
+    CHECK (mode IN ('ranked', 'room', 'challenge', 'practice'));
+ALTER TABLE duels ALTER COLUMN player_b DROP NOT NULL;
+ALTER TABLE duels ADD CONSTRAINT duels_second_player CHECK ((mode = 'practice') = (player_b IS NULL));
+
+-- What practice taught: a question a player got right in two different practice games is
+-- learned and leaves their mistakes notebook. Written when a practice game finishes.
+CREATE TABLE practice_progress (
+    player_id     uuid NOT NULL REFERENCES players ON DELETE CASCADE,
+    question_id   bigint NOT NULL REFERENCES questions,
+    correct_games integer NOT NULL CHECK (correct_games >= 1),
+    -- The last practice game that counted, so one game never counts twice.
+    last_duel     uuid NOT NULL,
+    learned_at    timestamptz,
+    PRIMARY KEY (player_id, question_id),
+    CHECK ((learned_at IS NOT NULL) = (correct_games >= 2))
+);
+-- Granted to quizduel_server by the default privileges of migration 009.
