@@ -37,7 +37,11 @@ import Testing
         #expect(request(#"{"op":"mistakes","limit":1}"#) == .mistakes(limit: 1))
         #expect(request(#"{"op":"report","question_id":42,"reason":"two answers are right"}"#)
             == .report(questionID: 42, reason: "two answers are right"))
-        #expect(Set(ClientRequest.ops).count == 15)
+        #expect(request(#"{"op":"practice","bank":"b"}"#) == .practice(bank: "b", mistakes: false))
+        #expect(request(#"{"op":"practice","mistakes":true}"#) == .practice(bank: nil, mistakes: true))
+        #expect(code(#"{"op":"practice","mistakes":false}"#) == .badRequest)
+        #expect(code(#"{"op":"practice","bank":"b","mistakes":1}"#) == .badRequest)
+        #expect(Set(ClientRequest.ops).count == 16)
     }
 
     @Test func refsAreEchoedAsGiven() {

@@ -6,12 +6,15 @@ ALTER TABLE duels ADD COLUMN mode text NOT NULL DEFAULT 'ranked'
 ALTER TABLE duels ALTER COLUMN player_b DROP NOT NULL;
 ALTER TABLE duels ADD CONSTRAINT duels_second_player CHECK ((mode = 'practice') = (player_b IS NULL));
 
--- What practice taught: a question a player got right in two different practice games is
--- learned and leaves their mistakes notebook. Written when a practice game finishes.
+-- What practice taught: a question a player got right in two different practice games since
+-- they last missed it is learned and leaves their mistakes notebook (a later miss puts it
+-- back, and counting starts again). Written when a practice game finishes.
 CREATE TABLE practice_progress (
     player_id     uuid NOT NULL REFERENCES players ON DELETE CASCADE,
     question_id   bigint NOT NULL REFERENCES questions,
     correct_games integer NOT NULL CHECK (correct_games >= 1),
+    -- When the current count started: a miss after it starts the count again.
+    since         timestamptz NOT NULL DEFAULT now(),
     -- The last practice game that counted, so one game never counts twice.
     last_duel     uuid NOT NULL,
     learned_at    timestamptz,

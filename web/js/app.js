@@ -14,6 +14,9 @@ const state = {
   lastSeq: 0,
   myPick: null,      // {index, choice}
   verdicts: {},      // question index -> {correct, points}
+  right: {},         // question index -> whether I got it right (from the reveals)
+  practice: null,    // what the last practice game was asked for: {bank} or {mistakes: true}
+  starting: false,   // a practice request is on its way
   timer: null,
   revealTimer: null,
 };
@@ -37,6 +40,11 @@ function status(text) {
 function flash(text) {
   status(text);
   setTimeout(() => { if ($("status").textContent === text) status(""); }, 3000);
+}
+
+// A short message under a screen's controls (an empty one takes no room).
+function note(id, text) {
+  $(id).textContent = text || "";
 }
 
 function el(tag, attrs = {}, ...children) {
@@ -125,12 +133,15 @@ $("logout").addEventListener("click", async () => {
 
 async function goHome() {
   show("home");
+  note("home-note", "");
   $("me").textContent = state.player ? `Signed in as ${state.player.username}` : "";
   try { state.banks = (await client.banks()).banks; } catch { return; }
   const list = $("banks");
   list.replaceChildren(...state.banks.map((b) => el("li", {},
-    el("span", {}, el("strong", {}, b.title), el("br"), el("span", { class: "muted" }, `${b.questions} questions · rating ${state.player?.ratings?.[b.slug] ?? 1500}`)),
-    el("button", { class: "primary", "data-bank": b.slug, "aria-label": `Ranking: play ${b.title}`, onclick: () => queue(b) }, "Ranking"))));
+    el("span", { class: "bank" }, el("strong", {}, b.title), el("br"), el("span", { class: "muted" }, `${b.questions} questions · rating ${state.player?.ratings?.[b.slug] ?? 1500}`)),
+    el("span", { class: "actions" },
+      el("button", { "data-practice": b.slug, "aria-label": `Practice: play ${b.title} alone, not rated`, onclick: () => practise({ bank: b.slug }) }, "Practice"),
+      el("button", { class: "primary", "data-bank": b.slug, "aria-label": `Ranking: play ${b.title}`, onclick: () => queue(b) }, "Ranking")))));
 }
 
 async function queue(bank) {
@@ -144,6 +155,49 @@ async function queue(bank) {
   show("matching");
 }
 
+// ---- practice: one player, not rated ----
+
+// The short message for a refused practice request.
+function practiceError(error, what) {
+  switch (error.code) {
+    case "bank_empty": return what.mistakes ? "No mistakes left to practise — well done" : "This bank has no questions to practise yet";
+    case "unknown_bank": return "That bank is not available any more";
+    case "already_queued": return "You are waiting for a ranked duel: cancel it first";
+    case "in_duel": return "You are already in a game";
+    case "bad_request": return "Pick a bank to practise";
+    default: return error.message;
+  }
+}
+
+// The note of the screen the player is on (home, the mistakes notebook or the end screen).
+function visibleNote() {
+  return ["home", "mistakes", "end"].find((s) => !$(`screen-${s}`).hidden);
+}
+
+async function practise(what) {
+  if (state.starting) return; // one request at a time: a double click must not start two
+  const where = visibleNote();
+  if (where) note(`${where}-note`, "");
+  state.starting = true;
+  try {
+    state.practice = what;
+    await client.practice(what); // the game's init follows and opens the game screen
+  } catch (error) {
+    const text = practiceError(error, what);
+    if (where) note(`${where}-note`, text); else flash(text);
+    if (error.code === "unknown_bank" && where === "home") goHome();
+  } finally {
+    state.starting = false;
+  }
+}
+
+$("practise-mistakes").addEventListener("click", () => practise({ mistakes: true }));
+
+$("end-practice").addEventListener("click", async () => {
+  if (!state.duelId || !isSolo(state.duel)) return;
+  try { await client.forfeit(state.duelId); } catch (error) { $("verdict").textContent = error.message; }
+});
+
 $("cancel").addEventListener("click", async () => {
   try { await client.cancel(); } catch { return; } // not_queued: matched already, init is coming
   goHome();
@@ -155,7 +209,13 @@ function newDuel(id) {
   state.duelId = id;
   state.lastSeq = 0;
   state.verdicts = {};
+  state.right = {};
   state.myPick = null;
+}
+
+// A game of one player: a practice game.
+function isSolo(record) {
+  return !!record && (record.mode === "practice" || record.players.length === 1);
 }
 
 // The client delivers each duel's events once per seq, in order (it resumes on gaps).
@@ -165,6 +225,8 @@ function onEvent(event) {
   if (event.event === "init" || event.duel_id !== state.duelId) newDuel(event.duel_id);
   state.lastSeq = event.seq;
   state.duel = event.record;
+  const reveal = event.record.reveal;
+  if (reveal && state.player) state.right[reveal.question_index] = (reveal.points[state.player.id] ?? 0) > 0;
   if (event.event === "question") { state.myPick = null; }
   if (event.event === "complete") { finish(event.record); return; }
   if ($("screen-duel").hidden) show("duel");
@@ -177,12 +239,20 @@ function opponent() { return state.duel.players.find((p) => p.id !== state.playe
 function render(kind) {
   const d = state.duel;
   if (!d || !state.player) return;
-  const mine = me(), theirs = opponent();
+  const solo = isSolo(d);
+  const mine = me(), theirs = solo ? null : opponent();
+  $("duel-title").textContent = solo ? "Practice" : "Duel";
+  $("opp-box").hidden = solo;
+  $("solo-box").hidden = !solo;
+  $("opponent-state").hidden = solo;
+  $("end-practice").hidden = !solo;
   $("me-name").textContent = mine.username;
-  $("opp-name").textContent = theirs.username;
   $("me-score").textContent = mine.score;
-  $("opp-score").textContent = theirs.score;
-  $("opp-box").classList.toggle("offline", !theirs.connected);
+  if (theirs) {
+    $("opp-name").textContent = theirs.username;
+    $("opp-score").textContent = theirs.score;
+    $("opp-box").classList.toggle("offline", !theirs.connected);
+  }
   $("progress").textContent = d.question ? `Question ${d.question.index + 1} / ${d.question_count}` : `${d.question_count} questions`;
   clearInterval(state.timer);
   if (d.state === "countdown") {
@@ -202,7 +272,7 @@ function render(kind) {
   $("prompt").textContent = q.prompt;
   const revealed = d.reveal && d.reveal.question_index === q.index ? d.reveal : null;
   const myAnswer = d.answers.find((a) => a.player === mine.id);
-  const theirAnswer = d.answers.find((a) => a.player === theirs.id);
+  const theirAnswer = theirs ? d.answers.find((a) => a.player === theirs.id) : undefined;
   const pick = revealed ? revealed.choices[mine.id] : (state.myPick && state.myPick.index === q.index ? state.myPick.choice : null);
   const locked = revealed || myAnswer || (theirAnswer && theirAnswer.correct);
   $("choices").replaceChildren(...q.choices.map((text, i) => {
@@ -214,7 +284,8 @@ function render(kind) {
     return b;
   }));
   let opp = "";
-  if (theirAnswer) opp = theirAnswer.correct ? `${theirs.username} answered correctly` : `${theirs.username} answered wrong`;
+  if (!theirs) opp = "";
+  else if (theirAnswer) opp = theirAnswer.correct ? `${theirs.username} answered correctly` : `${theirs.username} answered wrong`;
   else if (!revealed) opp = `${theirs.username} is thinking…`;
   $("opponent-state").textContent = opp;
   let verdict = "";
@@ -283,6 +354,9 @@ $("report").addEventListener("click", async () => {
 
 function finish(record) {
   clearInterval(state.timer);
+  note("end-note", "");
+  if (isSolo(record)) { finishPractice(record); return; }
+  $("again").textContent = "Play again";
   const result = record.result;
   const mine = record.players.find((p) => p.id === state.player.id);
   const theirs = record.players.find((p) => p.id !== state.player.id);
@@ -295,8 +369,25 @@ function finish(record) {
   show("end");
 }
 
-$("again").addEventListener("click", () => { if (state.bank) queue(state.bank); else goHome(); });
-$("back").addEventListener("click", goHome);
+function finishPractice(record) {
+  const mine = record.players.find((p) => p.id === state.player.id) ?? record.players[0];
+  if (!state.practice) state.practice = { bank: record.bank }; // e.g. a game resumed after a reload
+  const right = Object.values(state.right).filter(Boolean).length;
+  $("end-title").textContent = record.result.reason === "completed" ? "Practice complete" : "Practice ended";
+  $("end-score").textContent = `Score ${mine.score} · ${right} of ${record.question_count} right`;
+  $("end-rating").textContent = "Practice: not rated";
+  $("again").textContent = "Practise again";
+  show("end");
+}
+
+$("again").addEventListener("click", () => {
+  if (isSolo(state.duel)) practise(state.practice ?? { bank: state.duel.bank });
+  else if (state.bank) queue(state.bank);
+  else goHome();
+});
+$("back").addEventListener("click", () => {
+  if (isSolo(state.duel) && state.practice?.mistakes) mistakes(); else goHome();
+});
 
 // ---- other screens ----
 
@@ -335,6 +426,7 @@ async function history() {
   const duels = await client.history(20).then((d) => d.duels, () => []);
   $("history").replaceChildren(...(duels.length ? duels.map((d) => {
     const mine = d.players.find((p) => p.id === state.player.id), theirs = d.players.find((p) => p.id !== state.player.id);
+    if (isSolo(d) || !theirs) return el("li", {}, `${d.bank}: practice, ${mine.score} points (not rated)`);
     const outcome = d.result.winner === null ? "draw" : d.result.winner === mine.id ? "won" : "lost";
     return el("li", {}, `${d.bank}: ${outcome} ${mine.score}:${theirs.score} against ${theirs.username}`);
   }) : [el("li", { class: "muted" }, "No finished duels yet.")]));
@@ -342,12 +434,15 @@ async function history() {
 
 async function mistakes() {
   show("mistakes");
-  const questions = await client.mistakes(50).then((d) => d.questions, () => []);
+  note("mistakes-note", "");
+  const data = await client.mistakes(50).catch(() => null);
+  const questions = data?.questions ?? [];
+  $("learned").textContent = data ? `${data.learned_count} learned` : "";
   $("mistakes").replaceChildren(...(questions.length ? questions.map((q) => el("li", {},
     el("strong", {}, q.prompt), el("br"),
     `Right answer: ${q.choices[q.correct_choice]}`,
     q.your_choice === null ? " · you did not answer" : ` · you said: ${q.choices[q.your_choice]}`))
-    : [el("li", { class: "muted" }, "No mistakes yet.")]));
+    : [el("li", { class: "muted" }, data?.learned_count ? "Nothing left to practise: you learned them all." : "No mistakes yet.")]));
 }
 
 client.connect();

@@ -6,7 +6,7 @@
  * - requests and replies matched by `ref`, with timeouts: a request resolves with the
  *   reply's `data` and rejects with a {@link QuizDuelError} carrying the protocol's `code`
  *   (or `timeout`, or `unavailable` when the connection is lost or not open);
- * - a method for every op (`signup`, `login`, … `report`) and a generic `request`;
+ * - a method for every op (`signup`, `login`, … `report`, `practice`) and a generic `request`;
  * - event callbacks (`on("question", cb)` …) returning an unsubscribe function;
  * - reconnection with capped exponential backoff and jitter, then `auth` with the stored
  *   token and `resume` of the live duel from the last seq seen;
@@ -40,7 +40,7 @@
  */
 
 /**
- * One of the two players in a duel record.
+ * One of the players in a duel record (two in a ranked duel, one in a practice game).
  * @typedef {Object} DuelPlayer
  * @property {string} id
  * @property {string} username
@@ -79,9 +79,18 @@
 
 /**
  * @typedef {Object} DuelResult
- * @property {string | null} winner  a player id, or null for a draw
- * @property {"completed" | "forfeit" | "abandoned"} reason
- * @property {Record<string, {before: number, after: number}>} ratings  by player id
+ * @property {string | null} winner  a player id, or null: a draw, a game of one player (practice)
+ *   or of three or more, or one an operator ended
+ * @property {"completed" | "forfeit" | "abandoned" | "ended"} reason  `ended`: an operator ended it (unrated)
+ * @property {Record<string, {before: number, after: number}>} ratings  by player id; `after` equals
+ *   `before` unless the game is rated
+ * @property {Record<string, number>} placements  place by player id, 1 first (ties share a place)
+ */
+
+/**
+ * How a game came about: `ranked` (matchmaking, the only rated mode), `room` and `challenge`
+ * (games of friends), `practice` (one player).
+ * @typedef {"ranked" | "room" | "challenge" | "practice"} DuelMode
  */
 
 /**
@@ -89,8 +98,10 @@
  * @typedef {Object} DuelRecord
  * @property {string} id
  * @property {string} bank
+ * @property {DuelMode} mode
+ * @property {boolean} rated  true exactly for `ranked`: only rated games change ratings
  * @property {"countdown" | "question" | "reveal" | "finished"} state
- * @property {DuelPlayer[]} players
+ * @property {DuelPlayer[]} players  two in a duel, one in a practice game
  * @property {number} question_count
  * @property {number} question_index
  * @property {DuelQuestion | null} question
@@ -138,7 +149,9 @@
 /** @typedef {{player: Player}} ProfileReply */
 /** @typedef {{duels: DuelRecord[]}} HistoryReply  each duel's final record, newest first */
 /** @typedef {{question_id: number, prompt: string, choices: string[], correct_choice: number, your_choice: number | null, duel_id: string}} Mistake */
-/** @typedef {{questions: Mistake[]}} MistakesReply */
+/** @typedef {{questions: Mistake[], learned_count: number}} MistakesReply  `learned_count`: questions right in two practice games (they left the notebook) */
+/** @typedef {{bank?: string, mistakes?: boolean}} PracticeOptions  a bank's slug, and/or `mistakes: true` for the mistakes notebook */
+/** @typedef {{duel_id: string}} PracticeReply  the practice game's id; its `init` follows */
 /** @typedef {Record<string, never>} EmptyReply */
 
 // ---------------------------------------------------------------------------
@@ -548,7 +561,7 @@ export class QuizDuelClient {
   }
 
   /**
-   * Gives up a duel.
+   * Gives up a duel (the opponent wins), or ends a practice game.
    * @param {string} duelId
    * @param {RequestOptions} [options]
    * @returns {Promise<EmptyReply>}
@@ -614,6 +627,22 @@ export class QuizDuelClient {
    * @returns {Promise<EmptyReply>}
    */
   report(questionId, reason, options) { return this.request("report", { question_id: questionId, reason }, options); }
+
+  /**
+   * Starts a one-player, unrated practice game: random questions of `bank`, or with
+   * `mistakes: true` questions from your mistakes notebook (of `bank` when given, else of the
+   * bank with the most of them). The reply names the game; its `init` and the rest of its
+   * events follow, as a duel's (`record.mode` is `practice`). Refused with `bad_request`
+   * (neither field), `unknown_bank`, `bank_empty` (nothing to draw: an empty bank, or no
+   * mistakes left to practise), `already_queued` or `in_duel`.
+   * @param {PracticeOptions} [what]  at least `bank` or `mistakes: true`
+   * @param {RequestOptions} [options]
+   * @returns {Promise<PracticeReply>}
+   */
+  practice(what = {}, options) {
+    const { bank, mistakes } = what;
+    return this.request("practice", { bank, mistakes }, options);
+  }
 
   // ---- events ------------------------------------------------------------
 

@@ -205,19 +205,39 @@ extension PGConnection {
             """)
     }
 
-    /// A finished practice game's correct answers: each question counts once per game, and
-    /// the second game that counts makes it learned (it leaves the mistakes notebook).
+    /// A finished practice game's correct answers: each question counts once per game. The
+    /// second game that counts since the player last missed the question (in a finished game
+    /// against others) makes it learned; a miss after the count started starts it again.
     func countPractice(duels: [String?]) throws {
         try query("""
-            INSERT INTO practice_progress AS p (player_id, question_id, correct_games, last_duel)
-            SELECT a.player_id, dq.question_id, 1, a.duel_id
-              FROM duel_answers a
-              JOIN duel_questions dq ON dq.duel_id = a.duel_id AND dq.question_index = a.question_index
-             WHERE a.duel_id = ANY(\(PGArray(duels))::uuid[]) AND a.correct
+            WITH right_answers AS (
+                SELECT a.player_id, dq.question_id, a.duel_id
+                  FROM duel_answers a
+                  JOIN duel_questions dq ON dq.duel_id = a.duel_id AND dq.question_index = a.question_index
+                 WHERE a.duel_id = ANY(\(PGArray(duels))::uuid[]) AND a.correct),
+            counted AS (
+                SELECT r.*, p.correct_games, p.learned_at, p.last_duel,
+                       p.player_id IS NOT NULL AND EXISTS (
+                           SELECT 1 FROM duels d
+                             JOIN duel_questions dq ON dq.duel_id = d.id AND dq.question_index < d.questions_opened
+                             LEFT JOIN duel_answers a
+                                    ON a.duel_id = d.id AND a.question_index = dq.question_index AND a.player_id = r.player_id
+                            WHERE dq.question_id = r.question_id AND d.state = 'finished' AND d.mode <> 'practice'
+                              AND (d.player_a = r.player_id OR d.player_b = r.player_id)
+                              AND d.finished_at > p.since AND (a.correct IS NULL OR NOT a.correct)) AS missed_since
+                  FROM right_answers r
+                  LEFT JOIN practice_progress p ON p.player_id = r.player_id AND p.question_id = r.question_id
+                 WHERE p.last_duel IS DISTINCT FROM r.duel_id)
+            INSERT INTO practice_progress AS p (player_id, question_id, correct_games, since, last_duel, learned_at)
+            SELECT player_id, question_id,
+                   CASE WHEN correct_games IS NULL OR missed_since THEN 1 ELSE correct_games + 1 END,
+                   now(), duel_id,
+                   CASE WHEN correct_games IS NOT NULL AND NOT missed_since THEN coalesce(learned_at, now()) END
+              FROM counted
             ON CONFLICT (player_id, question_id) DO UPDATE
-               SET correct_games = p.correct_games + 1, last_duel = excluded.last_duel,
-                   learned_at = CASE WHEN p.correct_games + 1 >= 2 THEN coalesce(p.learned_at, now()) END
-             WHERE p.last_duel <> excluded.last_duel
+               SET correct_games = excluded.correct_games, last_duel = excluded.last_duel,
+                   learned_at = excluded.learned_at,
+                   since = CASE WHEN excluded.correct_games = 1 THEN now() ELSE p.since END
             """)
     }
 }

@@ -65,10 +65,20 @@ extension PGConnection {
         }
     }
 
-    /// How many questions of the player's notebook practice made learned.
+    /// How many questions of the player's notebook practice made learned: learned, after a
+    /// miss in a finished game against others (bank practice of questions never missed does
+    /// not count).
     public func learnedCount(player: PlayerID) throws -> Int {
         try query("""
-            SELECT count(*) AS n FROM practice_progress WHERE player_id = \(player)::uuid AND learned_at IS NOT NULL
+            SELECT count(*) AS n FROM practice_progress p
+             WHERE p.player_id = \(player)::uuid AND p.learned_at IS NOT NULL
+               AND EXISTS (SELECT 1 FROM duels d
+                             JOIN duel_questions dq ON dq.duel_id = d.id AND dq.question_index < d.questions_opened
+                             LEFT JOIN duel_answers a
+                                    ON a.duel_id = d.id AND a.question_index = dq.question_index AND a.player_id = p.player_id
+                            WHERE dq.question_id = p.question_id AND d.state = 'finished' AND d.mode <> 'practice'
+                              AND (d.player_a = p.player_id OR d.player_b = p.player_id)
+                              AND d.finished_at <= p.learned_at AND (a.correct IS NULL OR NOT a.correct))
             """)[0].int("n")
     }
 
