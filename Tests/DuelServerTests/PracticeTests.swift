@@ -107,6 +107,41 @@ extension ServerTests {
                 }
             }
             #expect(try await a.client.request("practice", ["mistakes": true])["code"] == "bank_empty")
+
+            // A new miss of the learned question (a later finished duel, written directly): it is
+            // back in the notebook, and learning it takes two right practice games again.
+            let db = try server.database()
+            defer { db.close() }
+            let c = try await TestPlayer.signUp(server.url)
+            try db.execute(script: """
+                DO $$
+                DECLARE d uuid;
+                BEGIN
+                    INSERT INTO duels (bank_id, player_a, player_b, state, base_state, last_seq, finished_at,
+                                       finish_reason, questions_opened)
+                    VALUES ((SELECT bank_id FROM questions WHERE id = \(asked?.integer ?? 0)), '\(a.id)', '\(c.id)',
+                            'finished', '{}', 1, now() + interval '1 second', 'completed', 1)
+                    RETURNING id INTO d;
+                    INSERT INTO duel_questions VALUES (d, 0, \(asked?.integer ?? 0));
+                END $$;
+                """)
+            for game in 0...2 {
+                let now = try await a.client.request("mistakes", ["limit": 10])
+                guard case .array(let left)? = now["data"]?["questions"] else { throw DuelClientError.timeout("mistakes") }
+                if game < 2 {
+                    // Each miss is a line: once the count restarts, the earlier miss shows again too.
+                    #expect(Set(left.map { $0["question_id"]?.integer }) == [asked?.integer], "game \(game): in the notebook")
+                } else {
+                    #expect(left.isEmpty, "two right games since the new miss learn it again")
+                    #expect(now["data"]?["learned_count"] == 1)
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(1_100))  // past the miss's finish time
+                let reply = try await a.client.request("practice", ["mistakes": true])
+                guard let practice = reply["data"]?["duel_id"]?.string else { throw DuelClientError.timeout("\(reply.serialized)") }
+                _ = await a.client.nextEvent("init")
+                _ = try await playAlone(a, duel: practice)
+            }
         }
     }
 }
