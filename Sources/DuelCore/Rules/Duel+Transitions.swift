@@ -27,18 +27,29 @@ extension Duel {
     /// The earliest abandonment deadline and the seat that abandons; nil seat when every
     /// player still in the game reaches it at the same millisecond (a draw, or no winner).
     private var nextAbandonment: (atMs: Int64, seat: Int?)? {
-        let due = activeSeats.compactMap { seat -> (atMs: Int64, seat: Int?)? in
-            players[seat].disconnectedAtMs.map { ($0 + configuration.abandonAfterMs, seat) }
+        // On every input: a loop, not arrays (the answer path runs it per answer).
+        var first: (atMs: Int64, seat: Int)?
+        var active = 0, due = 0, tied = true
+        for seat in players.indices where players[seat].leftAtMs == nil {
+            active += 1
+            guard let gone = players[seat].disconnectedAtMs else { continue }
+            let at = gone + configuration.abandonAfterMs
+            due += 1
+            if let current = first {
+                if at != current.atMs { tied = false }
+                if at < current.atMs { first = (at, seat) }
+            } else {
+                first = (at, seat)
+            }
         }
-        guard let first = due.min(by: { $0.atMs < $1.atMs }) else { return nil }
-        let active = activeSeats.count
-        if active > 1 && due.count == active && due.allSatisfy({ $0.atMs == first.atMs }) { return (first.atMs, nil) }
-        return first
+        guard let first else { return nil }
+        if active > 1 && due == active && tied { return (first.atMs, nil) }
+        return (first.atMs, first.seat)
     }
 
     /// Whether every player still in the game has answered `round` (rule 4's reveal).
     func everyActivePlayerAnswered(_ round: DuelRound) -> Bool {
-        activeSeats.allSatisfy { round.answer(of: players[$0].id) != nil }
+        players.allSatisfy { $0.leftAtMs != nil || round.answer(of: $0.id) != nil }
     }
 
     /// A player forfeits or is abandoned (rule 8). Two players: the other wins at once.
