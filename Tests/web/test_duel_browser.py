@@ -153,3 +153,18 @@ def test_a_dropped_connection_resumes_the_duel(server, browsers):
         wait(x, EC.visibility_of_element_located((By.ID, "screen-end")), timeout=40)
     assert a.execute_script("return window.quizduel.state.lastSeq") == b.execute_script("return window.quizduel.state.lastSeq")
     assert "You lose" in text(b, "end-title") or "Draw" in text(b, "end-title") or "You win!" in text(b, "end-title")
+
+
+def test_a_duel_an_operator_ends_says_so(server, browsers):
+    a, b = browsers
+    tag = random.randint(0, 10**6)
+    sign_up(a, server, f"cy{tag}")
+    sign_up(b, server, f"di{tag}")
+    duel = start(a, b)
+    # As an operator would (docs/OPERATIONS.md): the server applies it within a second.
+    server.sql(f"SELECT ops.end_duel('{duel}'::uuid, 'browser test')")
+    for x in (a, b):
+        wait(x, EC.visibility_of_element_located((By.ID, "screen-end")))
+        assert text(x, "end-title") == "Duel ended"
+        assert "not rated" in text(x, "end-score")
+    a.save_screenshot(str(SHOTS / "ended-by-operator.png"))

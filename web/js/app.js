@@ -360,9 +360,11 @@ function finish(record) {
   const result = record.result;
   const mine = record.players.find((p) => p.id === state.player.id);
   const theirs = record.players.find((p) => p.id !== state.player.id);
-  const title = result.winner === null ? "Draw" : result.winner === mine.id ? "You win!" : "You lose";
+  // An operator may end a stuck duel: no winner, and nothing rated (reason "ended").
+  const title = result.reason === "ended" ? "Duel ended" : result.winner === null ? "Draw" : result.winner === mine.id ? "You win!" : "You lose";
   $("end-title").textContent = title;
-  const why = result.reason === "forfeit" ? " (forfeit)" : result.reason === "abandoned" ? " (opponent left)" : "";
+  const why = result.reason === "forfeit" ? " (forfeit)" : result.reason === "abandoned" ? " (opponent left)"
+    : result.reason === "ended" ? " (ended by the organisers; not rated)" : "";
   $("end-score").textContent = `${mine.score} : ${theirs.score}${why}`;
   const r = result.ratings[mine.id];
   $("end-rating").textContent = `Rating ${r.before} → ${r.after}`;
