@@ -251,7 +251,7 @@ import Testing
         #expect(duel.result?.reason == .ended)
         #expect(duel.result?.winner == nil)
         for outcome in duel.result?.outcomes ?? [] { #expect(outcome.rating.before == outcome.rating.after) }
-        #expect(step.completion?.reason.isRated == false)
+        #expect(step.completion?.isRated == false)
         #expect(duel.end(atMs: atMs + 1).rejection?.code == .duelOver)
         // The input log replays it to the same state.
         var replayed = start

@@ -64,7 +64,7 @@ extension Duel {
         default:
             players[seat].leftAtMs = atMs
             step.stateTouched = true
-            if activeSeats.count <= 1 {
+            if activeCount <= 1 {
                 finish(reason: reason, winner: nil, atMs: atMs, into: &step)
             } else if phase == .question, let round = currentRound, !round.isRevealed, everyActivePlayerAnswered(round) {
                 reveal(cause: .allAnswered, atMs: atMs, into: &step)
@@ -140,11 +140,12 @@ extension Duel {
     /// Ends the duel and computes both rating updates from the same pre-duel values (rule 9).
     mutating func finish(reason: FinishReason, winner: PlayerID?, atMs: Int64, into step: inout DuelStep) {
         let places = placements(winner: winner)
+        let rated = isRated && reason != .ended
         var outcomes: [PlayerOutcome]
         if players.count == 2 {
             let outcomeA: GameOutcome = winner == nil ? .draw : (winner == players[0].id ? .win : .loss)
             let glicko = Glicko2(tau: configuration.glickoTau)
-            let (afterA, afterB) = isRated && reason.isRated
+            let (afterA, afterB) = rated
                 ? glicko.rate(players[0].rating, players[1].rating, outcomeForA: outcomeA)
                 : (players[0].rating, players[1].rating)
             outcomes = [(0, outcomeA, afterA), (1, outcomeA.opposite, afterB)].map { seat, outcome, after in
@@ -165,7 +166,8 @@ extension Duel {
                     rating: RatingChange(before: player.rating, after: player.rating))
             }
         }
-        let result = DuelResult(winner: winner, reason: reason, finishedAtMs: atMs, outcomes: outcomes, placements: places)
+        let result = DuelResult(winner: winner, reason: reason, finishedAtMs: atMs, outcomes: outcomes, placements: places,
+                                rated: rated)
         self.result = result
         phase = .finished
         phaseEndsAtMs = nil

@@ -34,9 +34,9 @@ public struct Duel: Sendable, Codable, Equatable {
     /// Whether completing it changes ratings (rule 9 applies to ranked duels only).
     public var isRated: Bool { mode.isRated }
 
-    /// Players still in the game: not forfeited or abandoned (in games of three or more, a
-    /// player who leaves is out and the others play on).
-    var activeSeats: [Int] { players.indices.filter { players[$0].leftAtMs == nil } }
+    /// How many players are still in the game: not forfeited or abandoned (in games of three
+    /// or more, a player who leaves is out and the others play on).
+    var activeCount: Int { players.reduce(0) { $0 + ($1.leftAtMs == nil ? 1 : 0) } }
 
     /// Index of the current question: the open, revealed or next-to-open one.
     public var questionIndex: Int { max(0, rounds.count - 1) }

@@ -8,10 +8,6 @@ public enum FinishReason: String, Sendable, Codable, Equatable {
     case abandoned
     /// An operator ended the duel (`ops.end_duel`): no winner, and unrated.
     case ended
-
-    /// Whether the duel's result changes ratings and statistics (rule 9); an ended duel's
-    /// `complete` event shows ratings before = after.
-    public var isRated: Bool { self != .ended }
 }
 
 /// A player's rating before and after the duel.
@@ -45,14 +41,21 @@ public struct DuelResult: Sendable, Codable, Equatable {
     /// those who stayed, and a forfeit or abandonment in a two-player duel losing whatever
     /// the scores. Optional only so that results stored before it existed still decode.
     public let placements: [PlayerID: Int]?
+    /// Whether the result changes ratings and statistics (rule 9): a ranked duel's, unless an
+    /// operator ended it. Decided once, where the duel finishes; optional only so that results
+    /// stored before it existed (all ranked) still decode.
+    private let rated: Bool?
+
+    public var isRated: Bool { rated ?? true }
 
     public init(winner: PlayerID?, reason: FinishReason, finishedAtMs: Int64, outcomes: [PlayerOutcome],
-                placements: [PlayerID: Int]?) {
+                placements: [PlayerID: Int]?, rated: Bool) {
         self.winner = winner
         self.reason = reason
         self.finishedAtMs = finishedAtMs
         self.outcomes = outcomes
         self.placements = placements
+        self.rated = rated
     }
 
     public func outcome(of player: PlayerID) -> PlayerOutcome? {

@@ -108,13 +108,16 @@ extension DuelServerCore {
     func apply(_ update: DuelUpdate) {
         if let created = update.created {
             lanes.seed(created)
-            logger.info("duel created", metadata: [
+            logger.debug("duel created", metadata: [
                 LogKey.duel: .string(update.duelID), "players": .array(update.players.map { .string($0) })])
         }
         book.setPlayers(update.players, of: update.duelID)
         deliver(update.events, players: update.players)
         if update.finished {
-            logger.info("duel finished", metadata: [LogKey.duel: .string(update.duelID), "seq": "\(update.seq)"])
+            // Once, for the step that completed it (late inputs to a finished duel land here too).
+            if update.events.last?.kind == .complete {
+                logger.debug("duel finished", metadata: [LogKey.duel: .string(update.duelID), "seq": "\(update.seq)"])
+            }
             markFinished(update.duelID)
             deadlines.cancel(update.duelID)
         } else if let deadline = update.nextDeadlineMs, book.shouldArmTimer(update.duelID, seq: update.seq) {
@@ -133,7 +136,7 @@ extension DuelServerCore {
         // Each event's envelope is built once and sent to every connection as is.
         let now = Clock.nowMs()
         var messages = [String?](repeating: nil, count: events.count)
-        let seqs = events.map(\.seq)
+        let seqs = events.lazy.map(\.seq)
         for player in players {
             for id in directory.connections(of: player) {
                 guard let connection = connections[id] else { continue }

@@ -27,7 +27,7 @@ extension DuelServerCore {
             switch result {
             case .success(let update?):
                 core.apply(update)
-                if update.finished {
+                if update.events.last?.kind == .complete {
                     core.logger.notice("duel ended by an operator", metadata: [LogKey.duel: .string(duel)])
                 }
             case .success(nil), .failure(is StoreError):

@@ -51,7 +51,10 @@ struct PlayerDirectory {
         return true
     }
 
+    /// Only for players held here: every instance hears every `presence_shared`, and a late
+    /// answer may arrive after the player's last connection here closed.
     mutating func markShared(_ player: PlayerID) {
+        guard byPlayer[player] != nil else { return }
         shared.insert(player)
     }
 }

@@ -32,7 +32,8 @@ struct DuelWrites {
 
     /// Adds one step's writes; `version` is the duel's input count after it.
     /// Returns the step's events as stored (the record serialized once, here).
-    /// `mode`: the duel's; only ranked duels write ratings, and practice games count learning.
+    /// `mode`: the duel's; a finished practice game counts towards learning. (Whether a result
+    /// writes ratings is the engine's decision: ``DuelResult/isRated``.)
     mutating func add(
         _ step: DuelStep, duelID: String, bankID: Int, input: DuelInput, version: Int, mode: DuelMode = .ranked,
         announce: Bool = true
@@ -53,7 +54,7 @@ struct DuelWrites {
         let events = add(step.events, duelID: duelID, announce: announce)
         if let result = step.completion {
             // An operator-ended duel is unrated: no rating rows, no statistics.
-            if result.reason.isRated && mode.isRated { completions.append((duelID, bankID, result)) }
+            if result.isRated { completions.append((duelID, bankID, result)) }
             if mode == .practice { practiceFinished.append(duelID) }
             finished.append(duelID)
         }
@@ -218,13 +219,9 @@ extension PGConnection {
             counted AS (
                 SELECT r.*, p.correct_games, p.learned_at, p.last_duel,
                        p.player_id IS NOT NULL AND EXISTS (
-                           SELECT 1 FROM duels d
-                             JOIN duel_questions dq ON dq.duel_id = d.id AND dq.question_index < d.questions_opened
-                             LEFT JOIN duel_answers a
-                                    ON a.duel_id = d.id AND a.question_index = dq.question_index AND a.player_id = r.player_id
-                            WHERE dq.question_id = r.question_id AND d.state = 'finished' AND d.mode <> 'practice'
-                              AND (d.player_a = r.player_id OR d.player_b = r.player_id)
-                              AND d.finished_at > p.since AND (a.correct IS NULL OR NOT a.correct)) AS missed_since
+                           SELECT 1 FROM missed_questions m
+                            WHERE m.player_id = r.player_id AND m.question_id = r.question_id
+                              AND m.finished_at > p.since) AS missed_since
                   FROM right_answers r
                   LEFT JOIN practice_progress p ON p.player_id = r.player_id AND p.question_id = r.question_id
                  WHERE p.last_duel IS DISTINCT FROM r.duel_id)

@@ -26,6 +26,11 @@ extension PGConnection {
         questionSets: [[DuelQuestion]]? = nil, announce: ([PlayerID]) -> Bool = { _ in true }
     ) throws -> [(update: DuelUpdate, duel: Duel)] {
         guard !games.isEmpty else { return [] }
+        // duels stores two players (player_a, player_b); games of three or four need a table
+        // of their own first.
+        guard games.allSatisfy({ (1...2).contains($0.count) }) else {
+            throw StoreError(.badRequest, "games of more than two players are not stored yet")
+        }
         guard let bank = try query("SELECT slug FROM banks WHERE id = \(bankID)").first else {
             throw StoreError(.unknownBank)
         }

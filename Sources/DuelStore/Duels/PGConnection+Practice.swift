@@ -29,17 +29,8 @@ extension PGConnection {
                 let rows = try db.query("""
                     WITH missed AS (
                         SELECT DISTINCT q.id, q.bank_id, q.prompt, q.choices, q.correct_choice
-                          FROM duels d
-                          JOIN duel_questions dq ON dq.duel_id = d.id AND dq.question_index < d.questions_opened
-                          JOIN questions q ON q.id = dq.question_id
-                          LEFT JOIN duel_answers a
-                                 ON a.duel_id = d.id AND a.question_index = dq.question_index AND a.player_id = \(player)::uuid
-                         WHERE (d.player_a = \(player)::uuid OR d.player_b = \(player)::uuid)
-                           AND d.state = 'finished' AND d.mode <> 'practice'
-                           AND (a.correct IS NULL OR NOT a.correct)
-                           AND NOT EXISTS (SELECT 1 FROM practice_progress p
-                                            WHERE p.player_id = \(player)::uuid AND p.question_id = q.id
-                                              AND p.learned_at >= d.finished_at)),
+                          FROM mistakes_notebook n JOIN questions q ON q.id = n.question_id
+                         WHERE n.player_id = \(player)::uuid),
                     chosen AS (
                         SELECT coalesce(nullif(\(bankID.map(String.init) ?? ""), '')::int,
                                         (SELECT bank_id FROM missed GROUP BY bank_id ORDER BY count(*) DESC, bank_id LIMIT 1))

@@ -70,7 +70,7 @@ extension PGConnection {
     public func deleteSession(tokenHash: [UInt8]) throws {
         try query("""
             WITH gone AS (DELETE FROM sessions WHERE token_hash = \(PGBytes(tokenHash)) RETURNING token_hash)
-            SELECT pg_notify('sessions_ended', encode(token_hash, 'hex')) FROM gone
+            SELECT ops.announce_sessions_ended(array_agg(token_hash)) FROM gone
             """)
     }
 
@@ -78,11 +78,7 @@ extension PGConnection {
     /// (100 hashes per NOTIFY, under Postgres's 8000-byte payload limit). Returns how many.
     @discardableResult
     public func endExpiredSessions() throws -> Int {
-        try query("""
-            WITH gone AS (DELETE FROM sessions WHERE expires_at <= now() RETURNING token_hash),
-            numbered AS (SELECT encode(token_hash, 'hex') AS h, (row_number() OVER ()) / 100 AS chunk FROM gone)
-            SELECT count(*) AS n, pg_notify('sessions_ended', string_agg(h, ',')) FROM numbered GROUP BY chunk
-            """).reduce(0) { $0 + ((try? $1.int("n")) ?? 0) }
+        try query("SELECT ops.purge_expired_sessions() AS n")[0].int("n")
     }
 
     /// The player's profile with ratings in every bank, or nil for an unknown id.

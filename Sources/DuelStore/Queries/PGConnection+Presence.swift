@@ -35,7 +35,12 @@ extension PGConnection {
     /// instance (heartbeat within `aliveWithinMs`) still holds one.
     public func markAbsent(player: PlayerID, instance: String, aliveWithinMs: Int64 = 3_000) throws -> Bool {
         try query("""
-            WITH gone AS (DELETE FROM presence WHERE player_id = \(player)::uuid AND instance = \(instance) RETURNING 1)
+            WITH gone AS (DELETE FROM presence WHERE player_id = \(player)::uuid AND instance = \(instance) RETURNING 1),
+            -- The queue entry no longer belongs to this instance: if the player is still connected
+            -- elsewhere, their duel must be announced (see claimPairs), and this instance's death
+            -- must not take the entry with it.
+            released AS (UPDATE match_queue SET instance = NULL
+                          WHERE player_id = \(player)::uuid AND instance = \(instance) RETURNING 1)
             SELECT EXISTS (
                 SELECT 1 FROM presence p JOIN instances i ON i.id = p.instance
                  WHERE p.player_id = \(player)::uuid AND p.instance <> \(instance)
@@ -53,7 +58,16 @@ extension PGConnection {
                 WITH dead AS (
                     DELETE FROM instances WHERE heartbeat_at < now() - make_interval(secs => \(deadAfterMs) / 1000.0)
                     RETURNING id),
-                queued AS (DELETE FROM match_queue WHERE instance IN (SELECT id FROM dead) RETURNING 1),
+                -- A dead instance's waiters go, unless a live instance holds them too: those stay
+                -- queued, no longer claimed by the dead one.
+                queued AS (DELETE FROM match_queue q WHERE q.instance IN (SELECT id FROM dead)
+                             AND NOT EXISTS (SELECT 1 FROM presence x WHERE x.player_id = q.player_id
+                                                AND x.instance NOT IN (SELECT id FROM dead))
+                           RETURNING 1),
+                released AS (UPDATE match_queue q SET instance = NULL WHERE q.instance IN (SELECT id FROM dead)
+                               AND EXISTS (SELECT 1 FROM presence x WHERE x.player_id = q.player_id
+                                              AND x.instance NOT IN (SELECT id FROM dead))
+                             RETURNING 1),
                 held AS (DELETE FROM presence WHERE instance IN (SELECT id FROM dead) RETURNING player_id)
                 SELECT DISTINCT h.player_id::text AS player, l.duel_id::text AS duel
                   FROM held h JOIN live_duel_players l ON l.player_id = h.player_id

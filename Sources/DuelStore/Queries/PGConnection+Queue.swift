@@ -88,6 +88,9 @@ extension PGConnection {
                        \(unsafeRaw: SQLTime.ms("clock_timestamp()")) AS now
                   FROM match_queue
                  WHERE bank_id = \(bankID)
+                   -- A waiter who started a practice game at the same moment (the two requests
+                   -- raced) waits until it ends, instead of failing the whole bank's pass.
+                   AND NOT EXISTS (SELECT 1 FROM live_duel_players l WHERE l.player_id = match_queue.player_id)
                    -- This instance's own waiters; others' once they could pair across
                    -- instances (MatchPolicy.crossInstanceAfterMs). The instance that
                    -- holds both players creates their duel, so its state, timers and

@@ -35,24 +35,10 @@ extension PGConnection {
     /// newest first, less those practice taught (`mistakes` op).
     public func mistakes(player: PlayerID, limit: Int) throws -> [JSONValue] {
         try query("""
-            SELECT q.id, q.prompt, q.choices, q.correct_choice, a.choice, d.id::text AS duel
-              FROM duels d
-              JOIN duel_questions dq ON dq.duel_id = d.id
-              JOIN questions q ON q.id = dq.question_id
-              LEFT JOIN duel_answers a
-                     ON a.duel_id = d.id AND a.question_index = dq.question_index AND a.player_id = \(player)::uuid
-             WHERE (d.player_a = \(player)::uuid OR d.player_b = \(player)::uuid) AND d.state = 'finished'
-               AND (a.correct IS NULL OR NOT a.correct)
-               -- Only questions that were actually asked before the duel ended.
-               AND dq.question_index < d.questions_opened
-               -- Practice draws from the notebook; it does not add to it.
-               AND d.mode <> 'practice'
-               -- Right in two practice games since: learned (practice_progress). A miss after
-               -- that is a new mistake.
-               AND NOT EXISTS (SELECT 1 FROM practice_progress p
-                                WHERE p.player_id = \(player)::uuid AND p.question_id = q.id
-                                  AND p.learned_at >= d.finished_at)
-             ORDER BY d.finished_at DESC, dq.question_index
+            SELECT q.id, q.prompt, q.choices, q.correct_choice, n.choice, n.duel_id::text AS duel
+              FROM mistakes_notebook n JOIN questions q ON q.id = n.question_id
+             WHERE n.player_id = \(player)::uuid
+             ORDER BY n.finished_at DESC, n.question_index
              LIMIT \(limit)
             """).map { row in
             .object([
@@ -72,13 +58,9 @@ extension PGConnection {
         try query("""
             SELECT count(*) AS n FROM practice_progress p
              WHERE p.player_id = \(player)::uuid AND p.learned_at IS NOT NULL
-               AND EXISTS (SELECT 1 FROM duels d
-                             JOIN duel_questions dq ON dq.duel_id = d.id AND dq.question_index < d.questions_opened
-                             LEFT JOIN duel_answers a
-                                    ON a.duel_id = d.id AND a.question_index = dq.question_index AND a.player_id = p.player_id
-                            WHERE dq.question_id = p.question_id AND d.state = 'finished' AND d.mode <> 'practice'
-                              AND (d.player_a = p.player_id OR d.player_b = p.player_id)
-                              AND d.finished_at <= p.learned_at AND (a.correct IS NULL OR NOT a.correct))
+               AND EXISTS (SELECT 1 FROM missed_questions m
+                            WHERE m.player_id = p.player_id AND m.question_id = p.question_id
+                              AND m.finished_at <= p.learned_at)
             """)[0].int("n")
     }
 
