@@ -38,6 +38,29 @@ extension ServerTests {
             #expect(throws: PGError.self) { try operatorDB.query("SELECT count(*) FROM sessions") }
         }
 
+        @Test func ownerRightsFunctionsAreTheOperatorsAlone() throws {
+            defer { stop() }
+            let admin = try server.database()
+            defer { admin.close() }
+            let stranger = "qd_nobody_\(UInt32.random(in: 0...UInt32.max))"
+            try admin.execute(script: "CREATE ROLE \(stranger) LOGIN; GRANT USAGE ON SCHEMA ops TO \(stranger)")
+            let nobody = try PGConnection(server.conninfo + " user=\(stranger)")
+            defer { nobody.close() }
+            #expect(throws: PGError.self) { try nobody.query("SELECT ops.ban_player('x', 'y')") }
+            #expect(throws: PGError.self) { try nobody.query("SELECT ops.reset_rating('x', 'world-capitals', 'y')") }
+            // The server's role runs no operator function either.
+            let serverDB = try PGConnection(LeastPrivilegeTests.loginRole(in: "quizduel_server", on: server.conninfo))
+            defer { serverDB.close() }
+            #expect(throws: PGError.self) { try serverDB.query("SELECT ops.create_bank('sneaky', 'Sneaky')") }
+            #expect(throws: PGError.self) { try serverDB.query("SELECT ops.end_duel(gen_random_uuid())") }
+            // An audit row names who really wrote it.
+            try operatorDB.query("INSERT INTO ops.audit (actor, action, subject) VALUES ('someone-else', 'note', 'x')")
+            let actor = try operatorDB.query("SELECT actor, session_user AS me FROM ops.audit WHERE action = 'note'")[0]
+            #expect(try actor.string("actor") == actor.string("me"))
+            // A cut-off in the future would archive live history: refused.
+            #expect(throws: PGError.self) { try operatorDB.query("SELECT ops.archive_events(interval '-1 day')") }
+        }
+
         @Test func endingAStuckDuelIsUnratedAndReachesBothPlayers() async throws {
             defer { stop() }
             let (a, b, duel) = try await startDuel(server.url)

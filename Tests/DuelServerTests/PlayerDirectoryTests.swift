@@ -19,6 +19,17 @@ struct PlayerDirectoryTests {
         #expect(!unknown)
     }
 
+    @Test func onlyPlayersHeldHereAreMarkedShared() {
+        // Every instance hears every presence_shared; remembering strangers grew without end.
+        var directory = PlayerDirectory()
+        directory.markShared("stranger")
+        #expect(directory.shared.isEmpty)
+        _ = directory.attach(1, to: "p")
+        _ = directory.detach(1, from: "p")
+        directory.markShared("p")  // a late callback after the last connection closed
+        #expect(directory.shared.isEmpty)
+    }
+
     @Test func connectionsPerAddress() {
         var directory = PlayerDirectory()
         directory.opened(address: "a")

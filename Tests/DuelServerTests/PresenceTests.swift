@@ -99,3 +99,49 @@ extension ServerTests {
         }
     }
 }
+
+extension ServerTests {
+    /// Review mends: queue entries and instances.
+    @Suite(.serialized) struct QueueOwnershipTests {
+        @Test func aWaiterWhoLeftThisInstanceStillHearsOfTheirDuelElsewhere() async throws {
+            let first = try TestServer.start()
+            defer { first.stop() }
+            let second = try TestServer.start { $0.databaseURL = first.conninfo }
+            defer { second.stop() }
+            let p = try await TestPlayer.signUp(first.url)
+            let (elsewhere, auth) = try await p.reconnect(second.url)
+            #expect(auth["ok"] == true)
+            #expect(try await p.client.request("queue", ["bank": "world-capitals"])["ok"] == true)
+            // p's only socket on the first instance closes; they stay connected on the second.
+            p.client.close()
+            _ = await p.client.waitClosed()
+            try await Task.sleep(for: .milliseconds(300))
+            // A partner on the first instance: the first instance's matcher pairs them. The
+            // duel must be announced, or the second instance never delivers p's `init`.
+            let r = try await TestPlayer.signUp(first.url)
+            #expect(try await r.client.request("queue", ["bank": "world-capitals"])["ok"] == true)
+            #expect(await r.client.nextEvent("init", timeout: .seconds(5)) != nil)
+            #expect(await elsewhere.client.nextEvent("init", timeout: .seconds(5)) != nil)
+        }
+
+        @Test func aWaiterAlreadyInAGameDoesNotStopTheBanksMatchmaking() async throws {
+            let server = try TestServer.start()
+            defer { server.stop() }
+            // x plays practice and (as if queue and practice raced) also waits in the queue.
+            let x = try await TestPlayer.signUp(server.url)
+            #expect(try await x.client.request("practice", ["bank": "world-capitals"])["ok"] == true)
+            let db = try server.database()
+            defer { db.close() }
+            try db.query("""
+                INSERT INTO match_queue (player_id, bank_id, rating, enqueued_at)
+                VALUES (\(x.id)::uuid, (SELECT id FROM banks WHERE slug = 'world-capitals'), 1500, now() - interval '1 minute')
+                """)
+            let y = try await TestPlayer.signUp(server.url)
+            let z = try await TestPlayer.signUp(server.url)
+            _ = try await y.client.request("queue", ["bank": "world-capitals"])
+            _ = try await z.client.request("queue", ["bank": "world-capitals"])
+            #expect(await y.client.nextEvent("init", timeout: .seconds(5)) != nil)
+            #expect(await z.client.nextEvent("init", timeout: .seconds(5)) != nil)
+        }
+    }
+}

@@ -2,11 +2,10 @@
 -- one owner for "end these sessions" and for "questions a player missed", a safer archive,
 -- and checks that state what the store really holds.
 
--- The owner-rights functions are nobody's by default, whether or not the roles exist yet
--- (009 revoked PUBLIC's EXECUTE only when they did).
-REVOKE EXECUTE ON FUNCTION ops.end_duel(uuid, text), ops.ban_player(text, text), ops.unban_player(text),
-    ops.reset_rating(text, text, text), ops.purge_expired_sessions(), ops.archive_events(interval),
-    ops.player_id(text) FROM PUBLIC;
+-- Operator functions are nobody's by default, whether or not the roles exist yet (009
+-- revoked PUBLIC's EXECUTE on the owner-rights ones only when they did, and every other
+-- `ops` function was PUBLIC's): the roles below get them by name.
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA ops FROM PUBLIC;
 -- Functions the owner creates from now on are not PUBLIC's either; each is granted by name.
 ALTER DEFAULT PRIVILEGES REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC;
 
