@@ -20,7 +20,7 @@ COPY Package.* ./
 RUN if [ -f Package.resolved ]; then swift package resolve --force-resolved-versions; else swift package resolve; fi
 COPY Sources ./Sources
 # The manifest declares the Swift test targets, so their directories must exist to load it
-# (.dockerignore leaves out the Python tests under Tests/).
+# (.dockerignore leaves out the Python tests: Tests/web, Tests/deploy, Tests/schema).
 COPY Tests ./Tests
 RUN swift build -c release --product duel-server --static-swift-stdlib \
     && install -D -m 0755 .build/release/duel-server /out/duel-server

@@ -1,6 +1,6 @@
 # The two commands a newcomer needs; each installs what it needs first (scripts/deps).
 #   make run                     the service, with an embedded Postgres unless DATABASE_URL is set
-#   make run ARGS="--port 9000"  the same with flags (scripts/run --help lists them)
+#   make run ARGS="--port 9000"  the same with flags (scripts/run serve --help lists them)
 #   make test                    the whole suite (Swift, browser, schema, deployment checks)
 # Without make: scripts/run and scripts/test do the same.
 .PHONY: run test migrate bench drills

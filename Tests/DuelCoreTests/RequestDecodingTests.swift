@@ -67,6 +67,24 @@ import Testing
         #expect(code(text) == .badJSON)
     }
 
+    @Test func nestingOf32LevelsIsReadAnd33IsBadJSON() {
+        func nested(_ depth: Int) -> String {
+            #"{"op":"banks","x":"# + String(repeating: "[", count: depth - 1) + String(repeating: "]", count: depth - 1) + "}"
+        }
+        #expect(request(nested(32)) == .banks)
+        #expect(code(nested(33)) == .badJSON)
+    }
+
+    @Test func aRefWrittenAsAFractionOrExponentIsBadRequestWithoutRef() {
+        for text in [#"{"op":"banks","ref":1.0}"#, #"{"op":"banks","ref":1e2}"#] {
+            guard case .failure(let failure) = decode(text) else {
+                Issue.record("\(text) decoded")
+                continue
+            }
+            #expect(failure.error.code == .badRequest && failure.ref == nil, "\(text)")
+        }
+    }
+
     @Test func invalidUTF8IsBadJSON() {
         #expect(ClientRequest.decode([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D]).failureCode == .badJSON)
     }

@@ -68,6 +68,8 @@ extension ServerTests {
                 try await Task.sleep(for: .milliseconds(10))
             }
             #expect(client.transcript.contains { $0.contains("rate_limited") })
+            // The message rate's refusals carry no ref (PROTOCOL.md): they answer no one request.
+            #expect(client.transcript.filter { $0.contains("rate_limited") }.allSatisfy { $0.contains(#""ref":null"#) })
             for _ in 0..<400 { client.sendRaw(#"{"op":"nope"}"#) }
             let code = await client.waitClosed(timeout: .seconds(10))
             // The server sends close 1008 and shuts the socket; frames the client still has in

@@ -157,6 +157,9 @@ extension ServerTests {
             #expect(!list.contains { $0["slug"] == "world-capitals" })
             // The list may be served from a 2 s copy; the queue check reads the database.
             #expect(try await waiter.client.request("queue", ["bank": "world-capitals"])["code"] == "unknown_bank")
+            // Its leaderboard still answers, and a player's ratings still list it.
+            #expect(try await waiter.client.request("leaderboard", ["bank": "world-capitals"])["ok"] == true)
+            #expect(try await waiter.client.request("profile")["data"]?["player"]?["ratings"]?["world-capitals"] != nil)
             try operatorDB.query("SELECT ops.restore_bank('world-capitals')")
             #expect(try await waiter.client.request("queue", ["bank": "world-capitals"])["ok"] == true)
             #expect(throws: PGError.self) { try operatorDB.query("SELECT ops.restore_bank('world-capitals')") }

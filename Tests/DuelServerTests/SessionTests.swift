@@ -14,6 +14,20 @@ extension ServerTests {
             server = try TestServer.start()
         }
 
+        @Test func aLoginDuringALiveDuelCarriesItsRecord() async throws {
+            defer { server.stop() }
+            let (a, _, duel) = try await startDuel(server.url)
+            let other = try DuelClient(url: server.url)
+            try await other.connect()
+            let login = try await other.request("login", ["username": .string(a.username), "password": "correct horse battery"])
+            #expect(login["data"]?["duel"]?["id"] == .string(duel), "\(login.serialized)")
+            let idle = try await TestPlayer.signUp(server.url)
+            let again = try DuelClient(url: server.url)
+            try await again.connect()
+            let plain = try await again.request("login", ["username": .string(idle.username), "password": "correct horse battery"])
+            #expect(plain["ok"] == true && plain["data"]?["duel"] == nil)
+        }
+
         func queueLength() throws -> Int {
             let db = try server.database()
             defer { db.close() }
