@@ -18,8 +18,8 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-SHOTS = ROOT / ".build" / "web-screenshots"
+from helpers import ROOT, SHOTS
+
 FRAMES = ROOT / ".build" / "frames"
 
 

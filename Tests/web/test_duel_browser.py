@@ -1,75 +1,17 @@
 """Two real browsers play whole duels through the web client served by duel-server."""
-import random
-import time
+import re
 
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 
-from conftest import SHOTS
-
-
-def wait(browser, condition, timeout=20):
-    # The client re-renders the choices on every event, so references can go stale mid-check.
-    return WebDriverWait(browser, timeout, poll_frequency=0.05,
-                         ignored_exceptions=[StaleElementReferenceException]).until(condition)
-
-
-def click_choice(browser, i):
-    def attempt(b):
-        choice(b, i).click()
-        return True
-    wait(browser, attempt, timeout=5)
-
-
-def text(browser, element_id):
-    return browser.find_element(By.ID, element_id).text
-
-
-def sign_up(browser, server, name):
-    browser.get(server.url)
-    wait(browser, EC.visibility_of_element_located((By.ID, "username"))).send_keys(name)
-    browser.find_element(By.ID, "password").send_keys("a good password")
-    browser.find_element(By.ID, "signup").click()
-    wait(browser, EC.visibility_of_element_located((By.CSS_SELECTOR, '#banks button[data-bank="world-capitals"]')))
-
-
-def question_open(browser, index):
-    def check(b):
-        d = b.execute_script("return window.quizduel.state.duel")
-        return d and d["state"] == "question" and d["question"]["index"] == index and \
-            b.find_element(By.ID, "question-area").is_displayed()
-    return check
-
-
-def revealed(browser, index):
-    def check(b):
-        d = b.execute_script("return window.quizduel.state.duel")
-        return d and d.get("reveal") and d["reveal"]["question_index"] == index and \
-            len(b.find_elements(By.CSS_SELECTOR, "#choices button.correct")) == 1
-    return check
-
-
-def choice(browser, i):
-    return browser.find_element(By.CSS_SELECTOR, f'#choices button[data-choice="{i}"]')
-
-
-def start(a, b):
-    for x in (a, b):
-        x.find_element(By.CSS_SELECTOR, '#banks button[data-bank="world-capitals"]').click()
-    wait(a, EC.visibility_of_element_located((By.ID, "screen-duel")))
-    wait(b, EC.visibility_of_element_located((By.ID, "screen-duel")))
-    duel = a.execute_script("return window.quizduel.state.duelId")
-    assert duel == b.execute_script("return window.quizduel.state.duelId")
-    return duel
+from helpers import (SHOTS, choice, click_choice, duel_id, end_screen, matched_pair, picked_right, picked_wrong,
+                     question_open, revealed, saw_every_event, shown_red, sign_up_pair, text, wait, watch_for_red)
 
 
 def test_a_whole_duel_in_two_browsers(server, browsers):
     a, b = browsers
-    tag = random.randint(0, 10**6)
-    sign_up(a, server, f"ada{tag}")
-    sign_up(b, server, f"bo{tag}")
+    ada, bo = sign_up_pair(server, browsers, ("ada", "bo"))
     a.save_screenshot(str(SHOTS / "home.png"))
     a.find_element(By.CSS_SELECTOR, '#banks button[data-bank="world-capitals"]').click()
     wait(a, EC.visibility_of_element_located((By.ID, "screen-matching")))
@@ -77,17 +19,19 @@ def test_a_whole_duel_in_two_browsers(server, browsers):
     a.save_screenshot(str(SHOTS / "matching.png"))
     b.find_element(By.CSS_SELECTOR, '#banks button[data-bank="world-capitals"]').click()
     wait(a, EC.visibility_of_element_located((By.ID, "countdown")))
-    assert text(a, "me-name") == f"ada{tag}" and text(a, "opp-name") == f"bo{tag}"
+    assert text(a, "me-name") == ada and text(a, "opp-name") == bo
     a.save_screenshot(str(SHOTS / "countdown.png"))
-    duel = a.execute_script("return window.quizduel.state.duelId")
+    duel = duel_id(a)
 
     # Question 0: Ada is right first; Bo is locked out; the reveal marks the answer.
     wait(a, question_open(a, 0))
     wait(b, question_open(b, 0))
     a.save_screenshot(str(SHOTS / "question.png"))
     right = server.correct_choice(duel, 0)
+    watch_for_red(a, right)
     click_choice(a, right)
     wait(a, lambda x: "picked-right" in choice(x, right).get_attribute("class"))
+    assert picked_right(a, right) and not shown_red(a)  # never red, whichever of reply and event came first
     wait(b, revealed(b, 0))
     assert "Locked out" in text(b, "verdict")
     wait(b, lambda x: "correct" in choice(x, right).get_attribute("class"))
@@ -101,6 +45,7 @@ def test_a_whole_duel_in_two_browsers(server, browsers):
     wrong = (right + 1) % 4
     click_choice(a, wrong)
     wait(a, lambda x: "picked-wrong" in choice(x, wrong).get_attribute("class"))
+    assert picked_wrong(a, wrong)
     wait(b, lambda x: "answered wrong" in text(x, "opponent-state"))
     wait(b, lambda x: not choice(x, right).get_attribute("disabled"))
     b.find_element(By.TAG_NAME, "body").send_keys(str(right + 1))
@@ -112,21 +57,29 @@ def test_a_whole_duel_in_two_browsers(server, browsers):
     wait(a, revealed(a, 2), timeout=15)
     assert "Time's up" in text(a, "verdict")
 
+    # Who wins depends on how fast Ada (question 0) and Bo (question 1) were: the title must
+    # agree with the scores, and the two browsers with each other.
+    scores = []
     for x in (a, b):
-        wait(x, EC.visibility_of_element_located((By.ID, "screen-end")), timeout=15)
-        assert text(x, "end-title") in ("You win!", "You lose", "Draw")
-        assert "Rating 1500 →" in text(x, "end-rating")
+        title, score, rating = end_screen(x, timeout=15)
+        assert title in ("You win!", "You lose", "Draw")
+        mine, theirs = (int(n) for n in re.fullmatch(r"(\d+) : (\d+)", score).groups())
+        assert title == ("You win!" if mine > theirs else "You lose" if mine < theirs else "Draw")
+        assert "Rating 1500 →" in rating
+        scores.append((mine, theirs))
+    assert scores[0] == scores[1][::-1] and scores[0][0] >= 110
     a.save_screenshot(str(SHOTS / "end.png"))
-    # Both browsers saw every event once and in order.
-    assert a.execute_script("return window.quizduel.state.lastSeq") == b.execute_script("return window.quizduel.state.lastSeq")
+    # Both browsers saw every event the server stored (once each, in order: the client module
+    # delivers each seq once and fills gaps before going on).
+    saw_every_event(server, duel, a, b)
 
     # The other screens.
     a.find_element(By.CSS_SELECTOR, 'button[data-go="leaderboard"]').click()
     wait(a, lambda x: len(x.find_elements(By.CSS_SELECTOR, "#lb-bank option")) >= 3)
     Select(a.find_element(By.ID, "lb-bank")).select_by_value("world-capitals")
-    wait(a, lambda x: f"ada{tag}" in text(x, "lb-list") or f"bo{tag}" in text(x, "lb-list"))
+    wait(a, lambda x: ada in text(x, "lb-list") or bo in text(x, "lb-list"))
     a.find_element(By.CSS_SELECTOR, 'button[data-go="history"]').click()
-    wait(a, lambda x: f"bo{tag}" in text(x, "history"))
+    wait(a, lambda x: bo in text(x, "history"))
     b.find_element(By.CSS_SELECTOR, 'button[data-go="mistakes"]').click()
     wait(b, lambda x: "Right answer:" in text(x, "mistakes"))
     b.save_screenshot(str(SHOTS / "mistakes.png"))
@@ -136,31 +89,30 @@ def test_a_whole_duel_in_two_browsers(server, browsers):
 
 def test_a_dropped_connection_resumes_the_duel(server, browsers):
     a, b = browsers
-    tag = random.randint(0, 10**6)
-    sign_up(a, server, f"cy{tag}")
-    sign_up(b, server, f"di{tag}")
-    duel = start(a, b)
+    duel, _ = matched_pair(server, browsers, ("cy", "di"))
     wait(b, question_open(b, 0))
     b.execute_script("window.quizduel.client.drop()")
     wait(b, lambda x: x.find_element(By.ID, "status").is_displayed() and "Reconnecting" in text(x, "status"), timeout=5)
     b.save_screenshot(str(SHOTS / "reconnecting.png"))
     # While B is away, A answers; B must catch up on reconnect.
     right = server.correct_choice(duel, 0)
+    watch_for_red(a, right)
     click_choice(a, right)
+    wait(a, lambda x: picked_right(x, right))
+    assert not shown_red(a)
     wait(b, lambda x: not x.find_element(By.ID, "status").is_displayed(), timeout=15)
     wait(b, revealed(b, 0), timeout=15)
+    # Nobody answers the other questions: A's one right answer wins.
     for x in (a, b):
         wait(x, EC.visibility_of_element_located((By.ID, "screen-end")), timeout=40)
-    assert a.execute_script("return window.quizduel.state.lastSeq") == b.execute_script("return window.quizduel.state.lastSeq")
-    assert "You lose" in text(b, "end-title") or "Draw" in text(b, "end-title") or "You win!" in text(b, "end-title")
+    saw_every_event(server, duel, a, b)
+    assert text(a, "end-title") == "You win!"
+    assert text(b, "end-title") == "You lose"
 
 
 def test_a_duel_an_operator_ends_says_so(server, browsers):
     a, b = browsers
-    tag = random.randint(0, 10**6)
-    sign_up(a, server, f"cy{tag}")
-    sign_up(b, server, f"di{tag}")
-    duel = start(a, b)
+    duel, _ = matched_pair(server, browsers, ("cy", "di"))
     # As an operator would (docs/OPERATIONS.md): the server applies it within a second.
     server.sql(f"SELECT ops.end_duel('{duel}'::uuid, 'browser test')")
     for x in (a, b):

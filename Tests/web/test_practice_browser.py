@@ -4,20 +4,8 @@ import random
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
-from conftest import SHOTS
-from test_duel_browser import choice, click_choice, question_open, revealed, sign_up, start, text, wait
-
-
-def duel_state(browser):
-    return browser.execute_script("return window.quizduel.state.duel")
-
-
-def duel_id(browser):
-    return browser.execute_script("return window.quizduel.state.duelId")
-
-
-def displayed(browser, element_id):
-    return browser.find_element(By.ID, element_id).is_displayed()
+from helpers import (SHOTS, choice, click_choice, displayed, duel_id, duel_state, end_screen, matched_pair,
+                     picked_wrong, question_open, revealed, shown_red, sign_up, text, wait, watch_for_red)
 
 
 def practice_started(browser, previous=None):
@@ -31,11 +19,6 @@ def practice_started(browser, previous=None):
     assert "Practice" in text(browser, "solo-box") and "not rated" in text(browser, "solo-box")
     assert browser.execute_script("return document.getElementById('duel-title').textContent") == "Practice"
     return duel_id(browser)
-
-
-def end_screen(browser):
-    wait(browser, EC.visibility_of_element_located((By.ID, "screen-end")), timeout=20)
-    return text(browser, "end-title"), text(browser, "end-score"), text(browser, "end-rating")
 
 
 def open_mistakes(browser):
@@ -66,9 +49,13 @@ def test_practice_a_bank_alone(server, browser):
         if i == 0:
             browser.save_screenshot(str(SHOTS / "practice-question.png"))
         right = server.correct_choice(duel, i)
+        watch_for_red(browser, right)
         click_choice(browser, right)
         wait(browser, revealed(browser, i))
         wait(browser, lambda b: "picked-right" in choice(b, right).get_attribute("class"))
+        assert "picked-wrong" not in choice(browser, right).get_attribute("class")
+        # Never red, not even for a moment (the answer's reply may come before its event).
+        assert not shown_red(browser)
         assert "Correct" in text(browser, "verdict")
         if i == 0:
             browser.save_screenshot(str(SHOTS / "practice-reveal.png"))
@@ -88,6 +75,7 @@ def test_practice_a_bank_alone(server, browser):
     click_choice(browser, wrong)
     wait(browser, revealed(browser, 0), timeout=3)  # well before the 6 s deadline
     assert "picked-wrong" in choice(browser, wrong).get_attribute("class")
+    assert picked_wrong(browser, wrong)
     assert "correct" in choice(browser, right).get_attribute("class").split()
     assert text(browser, "verdict") == "Wrong"
     browser.save_screenshot(str(SHOTS / "practice-wrong.png"))
@@ -113,12 +101,9 @@ def test_practice_a_bank_alone(server, browser):
 
 def test_practising_mistakes_learns_them(server, browsers):
     a, b = browsers
-    tag = random.randint(0, 10**6)
-    sign_up(a, server, f"lea{tag}")
-    sign_up(b, server, f"teo{tag}")
 
     # A ranked duel (unchanged): A misses question 0 and is right first on the others.
-    duel = start(a, b)
+    duel, _ = matched_pair(server, browsers, ("lea", "teo"))
     assert a.find_element(By.ID, "opp-box").is_displayed() and not a.find_element(By.ID, "solo-box").is_displayed()
     wait(a, question_open(a, 0))
     right = server.correct_choice(duel, 0)
@@ -133,6 +118,8 @@ def test_practising_mistakes_learns_them(server, browsers):
     for x in (a, b):
         wait(x, EC.visibility_of_element_located((By.ID, "screen-end")), timeout=15)
     assert "Rating 1500 →" in text(a, "end-rating") and text(a, "again") == "Play again"
+    # Two right answers (at least 2 × 100) beat one (at most 160).
+    assert text(a, "end-title") == "You win!" and text(b, "end-title") == "You lose"
     missed = server.sql("SELECT q.prompt FROM duel_questions dq JOIN questions q ON q.id = dq.question_id "
                         f"WHERE dq.duel_id = '{duel}' AND dq.question_index = 0")
 

@@ -11,14 +11,13 @@ const state = {
   bank: null,
   duel: null,        // latest record
   duelId: null,
-  lastSeq: 0,
-  myPick: null,      // {index, choice}
-  verdicts: {},      // question index -> {correct, points}
+  myPick: null,      // {index, choice}: the answer sent to the open question
+  verdicts: {},      // question index -> the reply to my answer, {correct, points}, or {code} if refused
   right: {},         // question index -> whether I got it right (from the reveals)
   practice: null,    // what the last practice game was asked for: {bank} or {mistakes: true}
   starting: false,   // a practice request is on its way
-  timer: null,
-  revealTimer: null,
+  timer: null,       // the countdown's or the question timer's interval
+  countdownEnds: 0,  // on the server's clock
 };
 
 const client = new QuizDuelClient(undefined, { token: localStorage.getItem("quizduel.token") });
@@ -91,8 +90,7 @@ client.on("authenticated", ({ player, duel }) => {
 
 // The stored token was refused (the session ended, or the account is disabled).
 client.on("signedout", ({ message }) => {
-  Object.assign(state, { player: null, duel: null, duelId: null });
-  clearInterval(state.timer);
+  clearSession();
   status("");
   show("auth");
   $("auth-error").textContent = `Your session ended (${message}). Log in again.`;
@@ -125,13 +123,20 @@ async function authenticate(op) {
 
 $("logout").addEventListener("click", async () => {
   try { await client.logout(); } catch { /* the token is dropped anyway */ }
-  Object.assign(state, { player: null, duel: null, duelId: null });
+  clearSession();
   show("auth");
 });
 
 // ---- home and matching ----
 
+// Signed out: forget the player and the duel, and stop its timer.
+function clearSession() {
+  Object.assign(state, { player: null, duel: null, duelId: null });
+  clearInterval(state.timer);
+}
+
 async function goHome() {
+  clearInterval(state.timer);
   show("home");
   note("home-note", "");
   $("me").textContent = state.player ? `Signed in as ${state.player.username}` : "";
@@ -207,7 +212,6 @@ $("cancel").addEventListener("click", async () => {
 
 function newDuel(id) {
   state.duelId = id;
-  state.lastSeq = 0;
   state.verdicts = {};
   state.right = {};
   state.myPick = null;
@@ -223,24 +227,27 @@ for (const name of /** @type {const} */ (["init", "question", "answered", "revea
 
 function onEvent(event) {
   if (event.event === "init" || event.duel_id !== state.duelId) newDuel(event.duel_id);
-  state.lastSeq = event.seq;
   state.duel = event.record;
   const reveal = event.record.reveal;
   if (reveal && state.player) state.right[reveal.question_index] = (reveal.points[state.player.id] ?? 0) > 0;
   if (event.event === "question") { state.myPick = null; }
   if (event.event === "complete") { finish(event.record); return; }
   if ($("screen-duel").hidden) show("duel");
-  render(event.event);
+  render();
 }
 
-function me() { return state.duel.players.find((p) => p.id === state.player.id); }
-function opponent() { return state.duel.players.find((p) => p.id !== state.player.id); }
+// My entry in a duel record and my opponent's (none in a practice game).
+function sides(record) {
+  const id = state.player?.id;
+  return { mine: record.players.find((p) => p.id === id), theirs: record.players.find((p) => p.id !== id) };
+}
 
-function render(kind) {
+function render() {
   const d = state.duel;
-  if (!d || !state.player) return;
+  if (!d || !state.player || $("screen-duel").hidden) return;
   const solo = isSolo(d);
-  const mine = me(), theirs = solo ? null : opponent();
+  const { mine, theirs: other } = sides(d);
+  const theirs = solo ? undefined : other;
   $("duel-title").textContent = solo ? "Practice" : "Duel";
   $("opp-box").hidden = solo;
   $("solo-box").hidden = !solo;
@@ -273,24 +280,33 @@ function render(kind) {
   const revealed = d.reveal && d.reveal.question_index === q.index ? d.reveal : null;
   const myAnswer = d.answers.find((a) => a.player === mine.id);
   const theirAnswer = theirs ? d.answers.find((a) => a.player === theirs.id) : undefined;
-  const pick = revealed ? revealed.choices[mine.id] : (state.myPick && state.myPick.index === q.index ? state.myPick.choice : null);
-  const locked = revealed || myAnswer || (theirAnswer && theirAnswer.correct);
+  const sent = state.myPick && state.myPick.index === q.index ? state.myPick.choice : null;
+  const pick = revealed ? revealed.choices[mine.id] : sent;
+  // What became of my answer, from one place: the reply to it (which may come before or
+  // after the `answered` event), else the record (e.g. after a reload), else the reveal.
+  const reply = state.verdicts[q.index];
+  const refused = reply && "code" in reply ? reply.code : null;
+  const right = reply && "correct" in reply ? reply.correct
+    : myAnswer ? myAnswer.correct
+    : revealed && pick !== null && pick !== undefined ? revealed.correct_choice === pick : null;
+  const points = (reply && "points" in reply ? reply.points : undefined) ?? revealed?.points[mine.id];
+  const locked = revealed || myAnswer || sent !== null || (theirAnswer && theirAnswer.correct);
   $("choices").replaceChildren(...q.choices.map((text, i) => {
     const b = el("button", { "data-choice": i, "aria-label": `${String.fromCharCode(65 + i)}: ${text}`, onclick: () => answer(i) },
       el("span", { class: "key" }, `${String.fromCharCode(65 + i)}`), text);
     if (locked) b.disabled = true;
-    if (pick === i) b.classList.add(myAnswer?.correct || (revealed && revealed.correct_choice === i) ? "picked-right" : "picked-wrong");
+    if (pick === i) b.classList.add(right === null ? "picked" : right ? "picked-right" : "picked-wrong");
     if (revealed && revealed.correct_choice === i) { b.classList.add("correct"); b.setAttribute("aria-description", "correct answer"); }
     return b;
   }));
   let opp = "";
-  if (!theirs) opp = "";
-  else if (theirAnswer) opp = theirAnswer.correct ? `${theirs.username} answered correctly` : `${theirs.username} answered wrong`;
-  else if (!revealed) opp = `${theirs.username} is thinking…`;
+  if (theirs && theirAnswer) opp = theirAnswer.correct ? `${theirs.username} answered correctly` : `${theirs.username} answered wrong`;
+  else if (theirs && !revealed) opp = `${theirs.username} is thinking…`;
   $("opponent-state").textContent = opp;
   let verdict = "";
-  if (myAnswer) verdict = myAnswer.correct ? `Correct! +${state.verdicts[q.index]?.points ?? ""}` : "Wrong";
-  else if (theirAnswer && theirAnswer.correct) verdict = "Locked out: your opponent was faster";
+  if (right !== null) verdict = right ? `Correct!${points === undefined ? "" : ` +${points}`}` : "Wrong";
+  else if (refused === "locked_out" || (theirAnswer && theirAnswer.correct)) verdict = "Locked out: your opponent was faster";
+  else if (refused === "too_late") verdict = "Too late";
   else if (revealed) verdict = "Time's up";
   $("verdict").textContent = verdict;
   if (revealed) {
@@ -313,21 +329,18 @@ async function answer(choice) {
   if (!d || d.state !== "question" || !d.question) return;
   const index = d.question.index;
   if (state.myPick && state.myPick.index === index) return;
+  const duelId = state.duelId;
   state.myPick = { index, choice };
-  let reply = null, code = null;
-  try {
-    reply = await client.answer(state.duelId, index, choice);
-    state.verdicts[index] = reply;
-  } catch (error) {
-    code = error.code;
-  }
   render();
-  if (reply) {
-    const button = document.querySelector(`#choices button[data-choice="${choice}"]`);
-    if (button) button.classList.add(reply.correct ? "picked-right" : "picked-wrong");
-    $("verdict").textContent = reply.correct ? `Correct! +${reply.points}` : "Wrong";
-  } else if (code === "locked_out") $("verdict").textContent = "Locked out: your opponent was faster";
-  else if (code === "too_late") $("verdict").textContent = "Too late";
+  let verdict;
+  try {
+    verdict = await client.answer(duelId, index, choice);
+  } catch (error) {
+    verdict = { code: error.code };
+  }
+  if (state.duelId !== duelId) return; // another game began meanwhile
+  state.verdicts[index] = verdict;
+  render();
 }
 
 document.addEventListener("keydown", (e) => {
@@ -358,8 +371,7 @@ function finish(record) {
   if (isSolo(record)) { finishPractice(record); return; }
   $("again").textContent = "Play again";
   const result = record.result;
-  const mine = record.players.find((p) => p.id === state.player.id);
-  const theirs = record.players.find((p) => p.id !== state.player.id);
+  const { mine, theirs } = sides(record);
   // An operator may end a stuck duel: no winner, and nothing rated (reason "ended").
   const title = result.reason === "ended" ? "Duel ended" : result.winner === null ? "Draw" : result.winner === mine.id ? "You win!" : "You lose";
   $("end-title").textContent = title;
@@ -372,7 +384,7 @@ function finish(record) {
 }
 
 function finishPractice(record) {
-  const mine = record.players.find((p) => p.id === state.player.id) ?? record.players[0];
+  const mine = sides(record).mine ?? record.players[0];
   if (!state.practice) state.practice = { bank: record.bank }; // e.g. a game resumed after a reload
   const right = Object.values(state.right).filter(Boolean).length;
   $("end-title").textContent = record.result.reason === "completed" ? "Practice complete" : "Practice ended";
@@ -401,12 +413,11 @@ async function leaderboard() {
   show("leaderboard");
   if (!state.banks.length) state.banks = await client.banks().then((d) => d.banks, () => []);
   const select = $("lb-bank");
-  if (!select.options.length) {
-    select.replaceChildren(...state.banks.map((b) => el("option", { value: b.slug }, b.title)));
-    select.addEventListener("change", leaderboardList);
-  }
+  if (!select.options.length) select.replaceChildren(...state.banks.map((b) => el("option", { value: b.slug }, b.title)));
   leaderboardList();
 }
+
+$("lb-bank").addEventListener("change", leaderboardList);
 
 async function leaderboardList() {
   const entries = await client.leaderboard($("lb-bank").value, 20).then((d) => d.entries, () => []);
@@ -427,7 +438,7 @@ async function history() {
   show("history");
   const duels = await client.history(20).then((d) => d.duels, () => []);
   $("history").replaceChildren(...(duels.length ? duels.map((d) => {
-    const mine = d.players.find((p) => p.id === state.player.id), theirs = d.players.find((p) => p.id !== state.player.id);
+    const { mine, theirs } = sides(d);
     if (isSolo(d) || !theirs) return el("li", {}, `${d.bank}: practice, ${mine.score} points (not rated)`);
     const outcome = d.result.winner === null ? "draw" : d.result.winner === mine.id ? "won" : "lost";
     return el("li", {}, `${d.bank}: ${outcome} ${mine.score}:${theirs.score} against ${theirs.username}`);

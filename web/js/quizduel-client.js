@@ -427,12 +427,12 @@ export class QuizDuelClient {
       }
       const send = () => {
         if (this._pending.get(ref) !== entry) return; // timed out or lost meanwhile
-        if (!this._ws || !this.connected) {
+        if (!this.connected) {
           this._pending.delete(ref);
           clearTimeout(entry.timer);
           return reject(new QuizDuelError("unavailable", "not connected", op));
         }
-        this._ws.send(JSON.stringify(message));
+        /** @type {WebSocket} */ (this._ws).send(JSON.stringify(message)); // set: the socket is open
       };
       if (this._authing && !PUBLIC_OPS.has(op)) this._authing.then(send, send);
       else send();
@@ -447,7 +447,10 @@ export class QuizDuelClient {
    * @returns {Promise<SignInReply>}
    */
   async signup(username, password, options) {
-    return this._signedInWith(await this.request("signup", { username, password }, options));
+    /** @type {SignInReply} */
+    const data = await this.request("signup", { username, password }, options);
+    this._signedInAs(data.player, data.token);
+    return data;
   }
 
   /**
@@ -458,16 +461,9 @@ export class QuizDuelClient {
    * @returns {Promise<SignInReply>}
    */
   async login(username, password, options) {
-    return this._signedInWith(await this.request("login", { username, password }, options));
-  }
-
-  /**
-   * @param {SignInReply} data
-   */
-  _signedInWith(data) {
-    this._signedIn = true;
-    this.player = data.player;
-    this._setToken(data.token);
+    /** @type {SignInReply} */
+    const data = await this.request("login", { username, password }, options);
+    this._signedInAs(data.player, data.token);
     return data;
   }
 
@@ -496,9 +492,7 @@ export class QuizDuelClient {
       throw e;
     }
     if (this._authing === running) this._authing = null;
-    this._signedIn = true;
-    this.player = data.player;
-    this._setToken(token);
+    this._signedInAs(data.player, token);
     this._emit("authenticated", data);
     // Catch up: the live duel (the reply tells which), and the duel we were following if it
     // finished while we were away (its `complete` is still to be delivered).
@@ -520,10 +514,7 @@ export class QuizDuelClient {
     try {
       return await this.request("logout", {}, options);
     } finally {
-      this._signedIn = false;
-      this.player = null;
-      this._liveDuel = null;
-      this._setToken(null);
+      this._signOut();
     }
   }
 
@@ -647,7 +638,8 @@ export class QuizDuelClient {
   // ---- events ------------------------------------------------------------
 
   /**
-   * Calls `callback` on each `name` event. Duel events come once per seq, in order.
+   * Calls `callback` on each `name` event. Duel events come once per seq, in order. As with
+   * `addEventListener`, a callback added again for the same name is still called once.
    * @template {keyof ClientEvents} K
    * @param {K} name
    * @param {(payload: ClientEvents[K]) => void} callback
@@ -656,9 +648,8 @@ export class QuizDuelClient {
   on(name, callback) {
     const set = this._listeners.get(name) ?? new Set();
     this._listeners.set(name, set);
-    const listener = (/** @type {any} */ payload) => callback(payload);
-    set.add(listener);
-    return () => { set.delete(listener); };
+    set.add(callback);
+    return () => { set.delete(callback); };
   }
 
   /**
@@ -767,9 +758,9 @@ export class QuizDuelClient {
 
   _forgetOldDuels() {
     if (this._duels.size <= DUELS_KEPT) return;
-    for (const [id, duel] of this._duels) {
+    for (const id of this._duels.keys()) {
       if (this._duels.size <= DUELS_KEPT) break;
-      if (duel.done || id !== this._liveDuel) this._duels.delete(id);
+      if (id !== this._liveDuel) this._duels.delete(id); // the live duel is never done: keep it
     }
   }
 
@@ -780,12 +771,33 @@ export class QuizDuelClient {
    * @param {string} message
    */
   _refused(token, code, message) {
+    const stored = token === this._token;
+    this._signOut(stored);
+    if (stored) this._emit("signedout", { code, message });
+  }
+
+  /**
+   * Signed in on this connection (signup, login, auth): keeps the player and the token.
+   * @param {Player} player
+   * @param {string} token
+   */
+  _signedInAs(player, token) {
+    this._signedIn = true;
+    this.player = player;
+    this._setToken(token);
+  }
+
+  /**
+   * Not signed in any more; with `dropToken` (logout, the stored token refused) the token and
+   * the live duel are forgotten too.
+   * @param {boolean} [dropToken]
+   */
+  _signOut(dropToken = true) {
     this._signedIn = false;
     this.player = null;
-    if (token !== this._token) return;
+    if (!dropToken) return;
     this._liveDuel = null;
     this._setToken(null);
-    this._emit("signedout", { code, message });
   }
 
   /**
