@@ -89,8 +89,10 @@ extension PGConnection {
                   FROM match_queue
                  WHERE bank_id = \(bankID)
                    -- A waiter who started a practice game at the same moment (the two requests
-                   -- raced) waits until it ends, instead of failing the whole bank's pass.
-                   AND NOT EXISTS (SELECT 1 FROM live_duel_players l WHERE l.player_id = match_queue.player_id)
+                   -- raced) waits until it ends, instead of failing the whole bank's pass. Written
+                   -- as a scalar subquery (a primary-key probe per row read): as NOT EXISTS, bench/run
+                   -- measured burst match p99 5,251 ms and human-pace 617 ms, against 3,410 and 140.
+                   AND (SELECT l.duel_id FROM live_duel_players l WHERE l.player_id = match_queue.player_id) IS NULL
                    -- This instance's own waiters; others' once they could pair across
                    -- instances (MatchPolicy.crossInstanceAfterMs). The instance that
                    -- holds both players creates their duel, so its state, timers and
