@@ -184,9 +184,15 @@ import Testing
         let text = String(decoding: try JSONEncoder().encode(duel), as: UTF8.self)
         #expect(!text.contains("storedMode") && !text.contains("leftAtMs"))
         // A result stored before placements existed decodes, and the record derives them.
-        let old = text.replacingOccurrences(of: #","placements":{"p-alice":1,"p-bob":2}"#, with: "")
-            .replacingOccurrences(of: #","placements":{"p-bob":2,"p-alice":1}"#, with: "")
-        #expect(!old.contains("placements"))
+        // As stored before placements and the rated flag existed (key order varies: edit the
+        // object, not the text).
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        var result = try #require(object["result"] as? [String: Any])
+        result["placements"] = nil
+        result["rated"] = nil
+        object["result"] = result
+        let old = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        #expect(!old.contains("placements") && !old.contains("rated"))
         let decoded = try JSONDecoder().decode(Duel.self, from: Data(old.utf8))
         #expect(decoded.mode == .ranked && decoded.isRated)
         #expect(decoded.record().result?.placements == ["p-alice": 1, "p-bob": 2])
