@@ -53,7 +53,7 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("messages-per-second"), help: "Per-connection message rate (default 20, burst 2x).")
     var messagesPerSecond: Double?
     @Option(name: .customLong("db-connections"), help: "Database worker connections for sign-in, queue and reads (default 8).") var dbConnections: Int?
-    @Option(name: .customLong("duel-lanes"), help: "Duel lanes: connections that apply duel inputs in batches (default 2).") var duelLanes: Int?
+    @Option(name: .customLong("duel-lanes"), help: "Duel lanes: connections that apply duel inputs in batches (default 1).") var duelLanes: Int?
     @Flag(name: .customLong("migrate"), help: "Apply migrations at start even on a given DATABASE_URL (needs the owner's rights).")
     var migrate = false
     @Option(name: .customLong("database-wait"), help: "Seconds to keep retrying an unreachable database at start (default 60).")

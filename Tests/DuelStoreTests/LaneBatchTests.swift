@@ -52,6 +52,31 @@ import Testing
         #expect(try connection.query("SELECT inputs FROM duels WHERE id = \(b.id)::uuid")[0].int("inputs") == 2)
     }
 
+    @Test func duelsFinishingInOneBatchAreAllRatedOnce() async throws {
+        let fixture = try StoreFixture(workers: 1)
+        let made = try await duels(fixture, 3)
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        // Three forfeits in one transaction: one ratings statement covers the three duels.
+        let results = connection.applyInputs(made.map {
+            DuelInputItem(duelID: $0.id, input: .forfeit(player: $0.players[0].id, atMs: 2_000))
+        })
+        #expect(try results.allSatisfy { try $0.get()?.finished == true })
+        let ids = made.map(\.id)
+        let history = try connection.query("""
+            SELECT duel_id::text AS duel, player_id::text AS player, outcome FROM rating_history
+             WHERE duel_id = ANY(\(PGArray(ids))::uuid[])
+            """).map { "\(try $0.string("duel"))/\(try $0.string("player"))/\(try $0.string("outcome"))" }
+        #expect(Set(history) == Set(made.flatMap { ["\($0.id)/\($0.players[0].id)/loss", "\($0.id)/\($0.players[1].id)/win"] }))
+        #expect(history.count == 6)
+        let players = made.flatMap { $0.players.map(\.id) }
+        let games = try connection.query("""
+            SELECT games, wins FROM ratings r JOIN banks b ON b.id = r.bank_id
+             WHERE b.slug = 'general-science' AND player_id = ANY(\(PGArray(players))::uuid[])
+            """).map { "\(try $0.int("games"))/\(try $0.int("wins"))" }
+        #expect(games.sorted() == ["1/0", "1/0", "1/0", "1/1", "1/1", "1/1"])
+    }
+
     @Test func oneFailingInputFailsAloneWhileTheOthersCommit() async throws {
         let fixture = try StoreFixture(workers: 1)
         let made = try await duels(fixture, 3)

@@ -47,7 +47,7 @@ public struct ServerConfiguration: Sendable {
     public var databaseConnections: Int = 8
     /// Duel lanes (threads, each with one connection) that apply answers, forfeits,
     /// deadlines and presence in batched transactions. A duel always uses one lane.
-    public var duelLanes: Int = 2
+    public var duelLanes: Int = 1
     /// Static files of the web client, served at `/`.
     public var webDirectory: String = "web"
     /// How often the matcher looks at the queues even without a NOTIFY (the widening gap needs it).

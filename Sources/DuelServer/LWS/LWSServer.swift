@@ -38,6 +38,8 @@ final class LWSServer: @unchecked Sendable {
     /// Connections by their per-session slot, on the lws thread.
     fileprivate var connections: [UInt64: (connection: Connection, wsi: OpaquePointer)] = [:]
     fileprivate var nextID: UInt64 = 1
+    /// The writable callback's framing buffer, reused (lws thread only).
+    fileprivate var batch = FrameBatch(headroom: Int(quizduel_lws_pre()))
 
     init(host: String, port: Int, limits: Limits, logger: Logger) throws {
         self.limits = limits
@@ -259,25 +261,36 @@ final class LWSServer: @unchecked Sendable {
                     return 0
                 }
             }
-            // Several queued messages per writable callback while the kernel takes them
-            // whole: a poll round trip per frame was a large share of the server's CPU.
-            // Once lws holds a partly sent frame, the rest waits for the next callback.
-            var written = 0
-            while connection.hasOutgoing && written < 32 && (written == 0 || lws_partial_buffered(wsi) == 0) {
+            // Every queued message (up to a bound) goes out framed in one buffer and one send;
+            // see ``FrameBatch``. A lone message goes as it is, without a copy.
+            let pre = quizduel_lws_pre()
+            if connection.outgoing.count - connection.outgoingHead == 1 {
                 var message = connection.outgoing[connection.outgoingHead]
-                connection.outgoingHead += 1
-                connection.outgoingBytes -= message.count
-                let pre = quizduel_lws_pre()
+                connection.outgoing.removeAll(keepingCapacity: true)
+                connection.outgoingHead = 0
+                connection.outgoingBytes = 0
                 let count = message.count - pre
                 let sent = message.withUnsafeMutableBufferPointer { buffer in
                     lws_write(wsi, buffer.baseAddress! + pre, count, LWS_WRITE_TEXT)
                 }
                 if sent < count { return -1 }
-                written += 1
+            } else if connection.hasOutgoing {
+                batch.reset()
+                while connection.hasOutgoing && batch.messages < 64 && batch.count < 65_536 {
+                    let message = connection.outgoing[connection.outgoingHead]
+                    connection.outgoingHead += 1
+                    connection.outgoingBytes -= message.count
+                    batch.appendText(message[pre...])
+                }
                 if connection.outgoingHead == connection.outgoing.count {
                     connection.outgoing.removeAll(keepingCapacity: connection.outgoing.count < 64)
                     connection.outgoingHead = 0
                 }
+                let count = batch.count
+                let sent = batch.withUnsafeMutableBytes { buffer in
+                    lws_write(wsi, buffer.baseAddress! + pre, count, LWS_WRITE_HTTP)  // LWS_WRITE_RAW: sent as is
+                }
+                if sent < count { return -1 }
             }
             if connection.hasOutgoing {
                 lws_callback_on_writable(wsi)

@@ -36,13 +36,16 @@ extension PGConnection {
         }
         let slug = try bank.string("slug")
         let ids = games.flatMap { $0 }
-        // Every player's pre-duel rating in this bank.
+        // Every player's pre-duel rating in this bank. Driven by the id list (`unnest`), so the
+        // plan probes the primary key: `id = ANY(…)` was planned as a scan of every player
+        // (1.8 ms per matcher batch among 20,000 accounts, pg_stat_statements).
         var players: [PlayerID: DuelPlayer] = [:]
         for row in try query("""
             SELECT p.id::text AS id, p.username, coalesce(r.rating, 1500) AS rating,
                    coalesce(r.deviation, 350) AS deviation, coalesce(r.volatility, 0.06) AS volatility
-              FROM players p LEFT JOIN ratings r ON r.player_id = p.id AND r.bank_id = \(bankID)
-             WHERE p.id = ANY(\(PGArray(ids))::uuid[])
+              FROM unnest(\(PGArray(ids))::uuid[]) AS wanted(id)
+              JOIN players p ON p.id = wanted.id
+              LEFT JOIN ratings r ON r.player_id = p.id AND r.bank_id = \(bankID)
             """) {
             let id = try row.string("id")
             players[id] = DuelPlayer(
