@@ -123,7 +123,6 @@ extension ServerTests {
                             'finished', '{}', 1, now() + interval '1 second', 'completed', 1)
                     RETURNING id INTO d;
                     INSERT INTO duel_questions VALUES (d, 0, \(asked?.integer ?? 0));
-                    INSERT INTO duel_players VALUES (d, 0, '\(a.id)'), (d, 1, '\(c.id)');
                 END $$;
                 """)
             for game in 0...2 {

@@ -26,9 +26,10 @@ extension PGConnection {
         questionSets: [[DuelQuestion]]? = nil, announce: ([PlayerID]) -> Bool = { _ in true }
     ) throws -> [(update: DuelUpdate, duel: Duel)] {
         guard !games.isEmpty else { return [] }
-        // Every seat goes into duel_players; duels.player_a/player_b hold the first two.
-        guard games.allSatisfy({ (1...4).contains($0.count) && Set($0).count == $0.count }) else {
-            throw StoreError(.badRequest, "a game has one to four distinct players")
+        // duels stores two players (player_a, player_b); games of three or four need a table
+        // of their own first.
+        guard games.allSatisfy({ (1...2).contains($0.count) }) else {
+            throw StoreError(.badRequest, "games of more than two players are not stored yet")
         }
         guard let bank = try query("SELECT slug FROM banks WHERE id = \(bankID)").first else {
             throw StoreError(.unknownBank)
@@ -58,7 +59,6 @@ extension PGConnection {
         var rows: (ids: [String?], a: [String?], b: [String?], states: [String?], bases: [String?], seqs: [String?],
                    deadlines: [String?], opened: [String?]) = ([], [], [], [], [], [], [], [])
         var questionRows: (duels: [String?], indexes: [String?], questions: [String?]) = ([], [], [])
-        var seatRows: (duels: [String?], seats: [String?], players: [String?]) = ([], [], [])
         let encoder = JSONEncoder()
         let draws = try questionSets
             ?? drawQuestionSets(bankID: bankID, count: configuration.questionCount, sets: games.count)
@@ -72,9 +72,6 @@ extension PGConnection {
             else { throw StoreError(.bankEmpty) }
             // The base state the input log starts from: the state right after start.
             rows.ids.append(id); rows.a.append(game[0]); rows.b.append(game.count > 1 ? game[1] : nil)
-            for (seat, player) in game.enumerated() {
-                seatRows.duels.append(id); seatRows.seats.append(String(seat)); seatRows.players.append(player)
-            }
             rows.states.append(duel.phase.rawValue)
             rows.bases.append(String(decoding: try encoder.encode(duel), as: UTF8.self))
             rows.seqs.append(String(duel.seq))
@@ -99,17 +96,11 @@ extension PGConnection {
                               \(PGArray(rows.states))::text[], \(PGArray(rows.bases))::text[], \(PGArray(rows.seqs))::int[],
                               \(PGArray(rows.deadlines))::bigint[], \(PGArray(rows.opened))::int[])
                        AS d(id, a, b, state, base, seq, deadline, opened)
-                RETURNING id),
-            seats AS (
-                INSERT INTO duel_players (duel_id, seat, player_id)
-                SELECT s.duel_id, s.seat, s.player_id
-                  FROM unnest(\(PGArray(seatRows.duels))::uuid[], \(PGArray(seatRows.seats))::int[],
-                              \(PGArray(seatRows.players))::uuid[]) AS s(duel_id, seat, player_id)
-                  JOIN new_duels n ON n.id = s.duel_id
-                RETURNING duel_id, player_id),
+                RETURNING id, player_a, player_b),
             live AS (
                 INSERT INTO live_duel_players (player_id, duel_id)
-                SELECT player_id, duel_id FROM seats
+                SELECT player_a, id FROM new_duels
+                UNION ALL SELECT player_b, id FROM new_duels WHERE player_b IS NOT NULL
                 RETURNING 1)
             SELECT count(*) AS n FROM live
             """)
@@ -147,32 +138,28 @@ extension PGConnection {
         guard !valid.isEmpty else { return [:] }
         var found: [String: (players: [PlayerID], events: [StoredEvent])] = [:]
         for row in try query("""
-            SELECT w.id::text AS duel, w.players, e.seq, e.kind, e.at_ms, e.record::text AS record
-              FROM (SELECT u.id, u.after,
-                           (SELECT array_agg(p.player_id::text ORDER BY p.seat) FROM duel_players p WHERE p.duel_id = u.id)
-                               AS players
-                      FROM unnest(\(PGArray(valid.map(\.duelID)))::uuid[], \(PGArray(valid.map { Int64($0.afterSeq) }))::int[])
-                           AS u(id, after)) w
+            SELECT d.id::text AS duel, d.player_a::text AS a, d.player_b::text AS b,
+                   e.seq, e.kind, e.at_ms, e.record::text AS record
+              FROM unnest(\(PGArray(valid.map(\.duelID)))::uuid[], \(PGArray(valid.map { Int64($0.afterSeq) }))::int[]) AS w(id, after)
+              JOIN duels d ON d.id = w.id
               JOIN duel_events e ON e.duel_id = w.id AND e.seq > w.after
-             WHERE w.players IS NOT NULL
-             ORDER BY w.id, e.seq
+             ORDER BY d.id, e.seq
             """) {
             let duel = try row.string("duel")
             let event = StoredEvent(
                 duelID: duel, seq: try row.int("seq"), kind: DuelEventKind(rawValue: try row.string("kind")) ?? .answered,
                 atMs: try row.int64("at_ms"), recordJSON: try row.string("record"))
-            let players = try row.textArray("players")
+            let players = [try row.string("a")] + (row.optionalString("b").map { [$0] } ?? [])
             found[duel, default: (players, [])].events.append(event)
         }
         return found
     }
 
-    /// The players of a game in seat order, or nil for an unknown game.
+    /// The two players of a duel, or nil for an unknown duel.
     public func duelPlayers(id: String) throws -> [PlayerID]? {
         guard UUIDText.isValid(id) else { return nil }
-        let players = try query("SELECT player_id::text AS p FROM duel_players WHERE duel_id = \(id)::uuid ORDER BY seat")
-            .map { try $0.string("p") }
-        return players.isEmpty ? nil : players
+        return try query("SELECT player_a::text AS a, player_b::text AS b FROM duels WHERE id = \(id)::uuid")
+            .first.map { [try $0.string("a")] + ($0.optionalString("b").map { [$0] } ?? []) }
     }
 
     /// The live duel of a player and its latest event, if the player is in one.

@@ -24,10 +24,8 @@ extension PGConnection {
     public func history(player: PlayerID, limit: Int) throws -> [JSONValue] {
         try query("""
             SELECT e.record::text AS record
-              FROM duel_players p
-              JOIN duels d ON d.id = p.duel_id
-              JOIN duel_events e ON e.duel_id = d.id AND e.seq = d.last_seq
-             WHERE p.player_id = \(player)::uuid AND d.state = 'finished'
+              FROM duels d JOIN duel_events e ON e.duel_id = d.id AND e.seq = d.last_seq
+             WHERE (d.player_a = \(player)::uuid OR d.player_b = \(player)::uuid) AND d.state = 'finished'
              ORDER BY d.finished_at DESC
              LIMIT \(limit)
             """).map { try JSONParser.parse(try $0.string("record")) }
