@@ -292,7 +292,9 @@ final class LWSServer: @unchecked Sendable {
                 }
                 if sent < count { return -1 }
             }
-            if connection.hasOutgoing {
+            // A batch the kernel took only in part is held by lws and flushed before the next
+            // writable callback: the close frame waits for it, or the peer would miss both.
+            if connection.hasOutgoing || (connection.pendingClose != nil && lws_partial_buffered(wsi) != 0) {
                 lws_callback_on_writable(wsi)
             } else if let (code, reason) = connection.pendingClose {
                 return closeNow(wsi, code, reason)
