@@ -9,6 +9,15 @@ import Testing
         (0..<count).map { DuelPlayer(id: "p-\($0)", username: "player\($0)", rating: .newPlayer) }
     }
 
+    /// A room game of three players and `questions` questions, no countdown or reveal pause.
+    static func roomOfThree(questions: Int) -> Duel {
+        Duel.start(
+            id: "d", bank: "b", players: players(3), questions: Fixture.questions(questions),
+            configuration: DuelConfiguration(
+                countdownMs: 0, answerWindowMs: 10_000, revealMs: 0, abandonAfterMs: 60_000, questionCount: questions),
+            mode: .room, nowMs: 0)!.0
+    }
+
     static func mode(for count: Int) -> DuelMode {
         switch count {
         case 1: .practice
@@ -114,10 +123,7 @@ import Testing
     }
 
     @Test func aWrongAnswerLocksOutOnlyItsAuthorAndTheLastAnswerReveals() {
-        var (duel, _) = Duel.start(
-            id: "d", bank: "b", players: Self.players(3), questions: Fixture.questions(2),
-            configuration: DuelConfiguration(countdownMs: 0, answerWindowMs: 10_000, revealMs: 0, abandonAfterMs: 60_000, questionCount: 2),
-            mode: .room, nowMs: 0)!
+        var duel = Self.roomOfThree(questions: 2)
         _ = duel.answer(player: "p-0", questionIndex: 0, choice: Fixture.wrong(0), atMs: 100)
         #expect(duel.answer(player: "p-0", questionIndex: 0, choice: Fixture.correct(0), atMs: 150).rejection?.code == .alreadyAnswered)
         _ = duel.answer(player: "p-1", questionIndex: 0, choice: Fixture.wrong(0), atMs: 200)
@@ -133,10 +139,7 @@ import Testing
     }
 
     @Test func aPlayerWhoLeavesAThreePlayerGameIsOutAndTheOthersPlayOn() {
-        var (duel, _) = Duel.start(
-            id: "d", bank: "b", players: Self.players(3), questions: Fixture.questions(3),
-            configuration: DuelConfiguration(countdownMs: 0, answerWindowMs: 10_000, revealMs: 0, abandonAfterMs: 60_000, questionCount: 3),
-            mode: .room, nowMs: 0)!
+        var duel = Self.roomOfThree(questions: 3)
         _ = duel.answer(player: "p-2", questionIndex: 0, choice: Fixture.correct(0), atMs: 100)
         _ = duel.forfeit(player: "p-2", atMs: 200)
         #expect(duel.phase != .finished)

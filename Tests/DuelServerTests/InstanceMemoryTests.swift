@@ -17,7 +17,7 @@ extension ServerTests {
         @Test func anotherInstancesDuelsCostNothingHere() async throws {
             let first = try TestServer.start()
             defer { first.stop() }
-            let second = try TestServer.start { $0.databaseURL = first.conninfo }
+            let second = try first.another()
             defer { second.stop() }
             // Announcements flow once each instance has seen the other's heartbeat.
             try await Task.sleep(for: .seconds(2))

@@ -14,7 +14,7 @@ extension ServerTests {
             let slow: (inout ServerConfiguration) -> Void = { $0.duel.answerWindowMs = 4_000; $0.duel.questionCount = 5 }
             let first = try TestServer.start(slow)
             defer { first.stop() }
-            let second = try TestServer.start { slow(&$0); $0.databaseURL = first.conninfo }
+            let second = try first.another { slow(&$0) }
             defer { second.stop() }
             let (a, b, duel) = try await startDuel(first.url)
             // b signs in on the second instance while the first socket is still open, then closes that one.
@@ -44,7 +44,7 @@ extension ServerTests {
         @Test func aSecondConnectionOnAnotherInstanceGetsLiveEvents() async throws {
             let first = try TestServer.start { $0.duel.answerWindowMs = 4_000 }
             defer { first.stop() }
-            let second = try TestServer.start { $0.duel.answerWindowMs = 4_000; $0.databaseURL = first.conninfo }
+            let second = try first.another { $0.duel.answerWindowMs = 4_000 }
             defer { second.stop() }
             try await Task.sleep(for: .seconds(2))
             let (a, b, duel) = try await startDuel(first.url)
@@ -106,7 +106,7 @@ extension ServerTests {
         @Test func aWaiterWhoLeftThisInstanceStillHearsOfTheirDuelElsewhere() async throws {
             let first = try TestServer.start()
             defer { first.stop() }
-            let second = try TestServer.start { $0.databaseURL = first.conninfo }
+            let second = try first.another()
             defer { second.stop() }
             let p = try await TestPlayer.signUp(first.url)
             let (elsewhere, auth) = try await p.reconnect(second.url)

@@ -10,7 +10,7 @@ extension ServerTests {
         @Test func logoutClosesTheTokensOtherSocketsOnEveryInstance() async throws {
             let first = try TestServer.start()
             defer { first.stop() }
-            let second = try TestServer.start { $0.databaseURL = first.conninfo }
+            let second = try first.another()
             defer { second.stop() }
             let player = try await TestPlayer.signUp(first.url)
             let (sameInstance, authA) = try await player.reconnect(first.url)

@@ -50,6 +50,11 @@ final class TestServer: @unchecked Sendable {
         return test
     }
 
+    /// A second instance on this one's database (another server sharing its Postgres).
+    func another(_ tweak: (inout ServerConfiguration) -> Void = { _ in }) throws -> TestServer {
+        try Self.start { tweak(&$0); $0.databaseURL = conninfo }
+    }
+
     /// Runs the `duel-server` executable built next to the tests.
     static func spawn(conninfo: String? = nil, port: Int? = nil, answerMs: Int = 1_500) throws -> TestServer {
         let conninfo = try conninfo ?? TestPostgres.migratedDatabase(seed: true)

@@ -39,7 +39,7 @@ extension ServerTests {
         @Test func theThrottleIsSharedByInstances() async throws {
             let first = try TestServer.start()
             defer { first.stop() }
-            let second = try TestServer.start { $0.databaseURL = first.conninfo }
+            let second = try first.another()
             defer { second.stop() }
             let victim = try await TestPlayer.signUp(first.url)
             for server in [first, second] {

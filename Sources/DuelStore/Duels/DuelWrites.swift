@@ -178,19 +178,11 @@ extension PGConnection {
     /// Rule 9: both ratings, once. rating_history's primary key (duel, player)
     /// makes a second attempt fail the transaction instead of rating twice.
     /// One statement for every duel of the batch (a statement per finished duel was 6 % of
-    /// Postgres's time at full load); a player twice in one list (which live-duel bookkeeping
-    /// rules out) would trip ON CONFLICT's one-update-per-row rule, so such a list goes one duel
-    /// per statement.
+    /// Postgres's time at full load). A player in two of its duels (which live-duel bookkeeping
+    /// rules out) would trip ON CONFLICT's one-update-per-row rule; the batch would then fail
+    /// and ``PGConnection/applyInputs(_:)`` retry each duel alone, as for any failing write.
     func storeRatings(_ completions: [(duelID: String, bankID: Int, result: DuelResult)]) throws {
         guard !completions.isEmpty else { return }
-        var seen = Set<String>()
-        let distinct = completions.allSatisfy { completion in
-            completion.result.outcomes.allSatisfy { seen.insert("\($0.player)/\(completion.bankID)").inserted }
-        }
-        guard distinct || completions.count == 1 else {
-            for completion in completions { try storeRatings([completion]) }
-            return
-        }
         let rows = completions.flatMap { completion in
             completion.result.outcomes.map { (duel: completion.duelID, bank: completion.bankID, outcome: $0) }
         }
