@@ -1,6 +1,6 @@
 import TestSupport
 import DuelCore
-import DuelStore
+@testable import DuelStore
 import Foundation
 import Testing
 
@@ -24,6 +24,22 @@ import Testing
         #expect(profile.username == "Ada")
         #expect(profile.ratings["world-capitals"] == 1500)
         #expect(try connection.profile(player: "not-a-uuid") == nil)
+    }
+
+    @Test func liveGamesCountPracticeGamesOnce() async throws {
+        // A practice game has one live marker, a duel two: counting markers / 2 gave 2 for one
+        // duel and three practice games (the quizduel_live_duels gauge).
+        let fixture = try StoreFixture(workers: 1)
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        let ids = try await fixture.players(5, prefix: "live")
+        let bank = try #require(try connection.bank(slug: "world-capitals")).id
+        _ = try connection.transaction { try $0.createDuel(bankID: bank, players: [ids[0], ids[1]], configuration: .standard, nowMs: 1_000) }
+        for player in ids[2...] {
+            _ = try connection.startPractice(
+                player: player, bank: "world-capitals", mistakes: false, configuration: .standard, nowMs: 1_000, announce: false)
+        }
+        #expect(try connection.liveDuelCount() == 4)
     }
 
     @Test func queueRefusalsChangeNothing() async throws {

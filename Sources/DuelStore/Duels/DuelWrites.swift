@@ -122,8 +122,8 @@ struct DuelWrites {
         rowReasons[index] = row.result?.reason.rawValue
     }
 
-    /// Writes everything in one statement (plus one per finished duel for its
-    /// ratings) inside the caller's transaction, and announces the events.
+    /// Writes everything in one statement (plus one for the batch's ratings and one for
+    /// finished practice games) inside the caller's transaction, and announces the events.
     func write(on connection: PGConnection) throws {
         guard !isEmpty else { return }
         let payloads = connection.announcesDuelEvents

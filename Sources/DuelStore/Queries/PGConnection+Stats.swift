@@ -79,7 +79,8 @@ extension PGConnection {
 
     /// Live duels (for metrics).
     public func liveDuelCount() throws -> Int {
-        // Two markers per live duel: a small table, where counting `duels` would scan every duel ever played.
-        try query("SELECT count(*) / 2 AS n FROM live_duel_players")[0].int("n")
+        // The live markers (a small table, where counting `duels` would scan every duel ever
+        // played), one per player: a duel has two and a practice game one.
+        try query("SELECT count(DISTINCT duel_id) AS n FROM live_duel_players")[0].int("n")
     }
 }
