@@ -247,7 +247,9 @@ import Testing
         _ = duel.advance(nowMs: 3_000)
         _ = duel.answer(player: alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 3_100)
         let step = duel.end(atMs: atMs)
-        #expect(step.kinds.last == .complete)
+        // Deadlines already due apply first (PROTOCOL.md, ops.end_duel): question 1 opened at
+        // 5,100 (the reveal's 2 s after the answer), so only the end at 7,000 shows it.
+        #expect(step.kinds == (atMs == 7_000 ? [.question, .complete] : [.complete]))
         #expect(duel.result?.reason == .ended)
         #expect(duel.result?.winner == nil)
         for outcome in duel.result?.outcomes ?? [] { #expect(outcome.rating.before == outcome.rating.after) }
@@ -275,6 +277,8 @@ import Testing
         _ = duel.forfeit(player: alice, atMs: 4_000)
         #expect(duel.result?.winner == bob)
         #expect(duel.result?.outcome(of: alice)?.outcome == .loss)
+        // Placements follow the forfeit, not the scores (PROTOCOL.md, result.placements).
+        #expect(duel.result?.placements == [bob: 1, alice: 2])
     }
 
     @Test func abandonmentAfterSixtySecondsDisconnected() {

@@ -103,10 +103,16 @@ extension ServerTests {
 
         @Test func aBannedPlayerIsSignedOutEverywhereAndRefused() async throws {
             defer { stop() }
+            let second = try server.another()
+            defer { second.stop() }
             let player = try await TestPlayer.signUp(server.url)
+            let (elsewhere, signedIn) = try await player.reconnect(second.url)
+            #expect(signedIn["ok"] == true)
             _ = try await player.client.request("queue", ["bank": "world-capitals"])
             try operatorDB.query("SELECT ops.ban_player(\(player.username), 'cheating')")
+            // Its sockets close on every instance (PROTOCOL.md, account_disabled).
             #expect(await player.client.waitClosed(timeout: .seconds(5)) == 1008)
+            #expect(await elsewhere.client.waitClosed(timeout: .seconds(5)) == 1008)
             let again = try DuelClient(url: server.url)
             try await again.connect()
             let login = try await again.request("login", ["username": .string(player.username), "password": "correct horse battery"])
