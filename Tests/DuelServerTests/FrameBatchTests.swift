@@ -26,3 +26,14 @@ import Testing
         #expect(batch.count == 0 && batch.messages == 0 && batch.bytes.count == 16)
     }
 }
+
+/// The `sessions_ended` payload's hashes, decoded once per notification.
+@Suite struct TokenHexTests {
+    @Test func hexDecodesBothCasesAndRefusesAnythingElse() {
+        #expect(Tokens.bytes(hex: "00ff7Fa0") == [0x00, 0xFF, 0x7F, 0xA0])
+        #expect(Tokens.bytes(hex: "") == [])
+        #expect(Tokens.bytes(hex: "abc") == nil)
+        #expect(Tokens.bytes(hex: "zz") == nil)
+        #expect(Tokens.bytes(hex: "0g") == nil)
+    }
+}

@@ -14,9 +14,9 @@ import Testing
         let connection = try fixture.connect()
         defer { connection.close() }
         let bank = try #require(try connection.bank(slug: "general-science")).id
-        let pairs = stride(from: 0, to: ids.count, by: 2).map { (a: ids[$0], b: ids[$0 + 1]) }
+        let games = stride(from: 0, to: ids.count, by: 2).map { [ids[$0], ids[$0 + 1]] }
         return try connection.transaction {
-            try $0.createDuels(bankID: bank, pairs: pairs, configuration: Self.rules, nowMs: nowMs).map(\.duel)
+            try $0.createGames(bankID: bank, games: games, mode: .ranked, configuration: Self.rules, nowMs: nowMs).map(\.duel)
         }
     }
 

@@ -34,7 +34,7 @@ import Testing
         defer { connection.close() }
         let ids = try await fixture.players(5, prefix: "live")
         let bank = try #require(try connection.bank(slug: "world-capitals")).id
-        _ = try connection.transaction { try $0.createDuel(bankID: bank, players: [ids[0], ids[1]], configuration: .standard, nowMs: 1_000) }
+        _ = try connection.transaction { try $0.createGames(bankID: bank, games: [[ids[0], ids[1]]], mode: .ranked, configuration: .standard, nowMs: 1_000) }
         for player in ids[2...] {
             _ = try connection.startPractice(
                 player: player, bank: "world-capitals", mistakes: false, configuration: .standard, nowMs: 1_000, announce: false)

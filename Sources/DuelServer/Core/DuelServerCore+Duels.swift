@@ -133,7 +133,7 @@ extension DuelServerCore {
         guard let last = events.last, !book.isFinished(last.duelID) else { return }
         let completes = events.contains { $0.kind == .complete }
         book.saw(last.duelID, seq: last.seq)
-        // Each event's envelope is built once and sent to every connection as is.
+        // Each event's envelope is built once; every connection queues that same text.
         let now = Clock.nowMs()
         var messages = [String?](repeating: nil, count: events.count)
         let seqs = events.lazy.map(\.seq)

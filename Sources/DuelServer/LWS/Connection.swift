@@ -11,8 +11,9 @@ final class Connection {
     /// Duels whose `resume` is being read, by request generation: live events wait.
     var resuming: [String: Int] = [:]
     var limiter: RateLimiter
-    /// Messages waiting for the socket to become writable.
-    var outgoing: [[UInt8]] = []
+    /// Messages waiting for the socket to become writable: each event's text, shared by
+    /// every connection it goes to.
+    var outgoing: [String] = []
     var outgoingHead = 0
     var outgoingBytes = 0
     /// Set when the server decided to close; the close happens at the next writable callback.

@@ -166,17 +166,16 @@ final class LWSServer: @unchecked Sendable {
     func send(_ connection: Connection, _ text: String) {
         guard !connection.isClosed, connection.pendingClose == nil,
               let wsi = connections[connection.id]?.wsi else { return }
-        var buffer = [UInt8](repeating: 0, count: quizduel_lws_pre())
-        buffer.append(contentsOf: text.utf8)
-        connection.outgoingBytes += buffer.count
+        connection.outgoingBytes += text.utf8.count
         if connection.outgoingBytes > limits.maxOutgoingBytes {
             connection.outgoing.removeAll()
             connection.outgoingHead = 0
             close(connection, .policyViolation, "too slow to read")
             return
         }
-        connection.outgoing.append(buffer)
-        lws_callback_on_writable(wsi)
+        // The writable callback asks again while messages remain: only the first needs asking.
+        if !connection.hasOutgoing { lws_callback_on_writable(wsi) }
+        connection.outgoing.append(text)
     }
 
     /// Closes with `code` once the queued messages are out.
@@ -262,39 +261,30 @@ final class LWSServer: @unchecked Sendable {
                 }
             }
             // Every queued message (up to a bound) goes out framed in one buffer and one send;
-            // see ``FrameBatch``. A lone message goes as it is, without a copy.
-            let pre = quizduel_lws_pre()
-            if connection.outgoing.count - connection.outgoingHead == 1 {
-                var message = connection.outgoing[connection.outgoingHead]
-                connection.outgoing.removeAll(keepingCapacity: true)
-                connection.outgoingHead = 0
-                connection.outgoingBytes = 0
-                let count = message.count - pre
-                let sent = message.withUnsafeMutableBufferPointer { buffer in
-                    lws_write(wsi, buffer.baseAddress! + pre, count, LWS_WRITE_TEXT)
-                }
-                if sent < count { return -1 }
-            } else if connection.hasOutgoing {
+            // see ``FrameBatch``. Messages are queued as the shared text of each event (no copy
+            // per recipient), and framing copies each once into the reused buffer.
+            if connection.hasOutgoing {
                 batch.reset()
                 while connection.hasOutgoing && batch.messages < 64 && batch.count < 65_536 {
                     let message = connection.outgoing[connection.outgoingHead]
                     connection.outgoingHead += 1
-                    connection.outgoingBytes -= message.count
-                    batch.appendText(message[pre...])
+                    connection.outgoingBytes -= message.utf8.count
+                    batch.appendText(message.utf8)
                 }
                 if connection.outgoingHead == connection.outgoing.count {
                     connection.outgoing.removeAll(keepingCapacity: connection.outgoing.count < 64)
                     connection.outgoingHead = 0
                 }
+                let pre = batch.headroom
                 let count = batch.count
                 let sent = batch.withUnsafeMutableBytes { buffer in
                     lws_write(wsi, buffer.baseAddress! + pre, count, LWS_WRITE_HTTP)  // LWS_WRITE_RAW: sent as is
                 }
                 if sent < count { return -1 }
             }
-            // A batch the kernel took only in part is held by lws and flushed before the next
-            // writable callback: the close frame waits for it, or the peer would miss both.
-            if connection.hasOutgoing || (connection.pendingClose != nil && lws_partial_buffered(wsi) != 0) {
+            // lws sends what the kernel did not take before the next writable callback; a close
+            // now would lose the close frame (the peer would see 1006), so it waits for that too.
+            if connection.hasOutgoing || lws_partial_buffered(wsi) != 0 {
                 lws_callback_on_writable(wsi)
             } else if let (code, reason) = connection.pendingClose {
                 return closeNow(wsi, code, reason)

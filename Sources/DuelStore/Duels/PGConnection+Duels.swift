@@ -2,20 +2,6 @@ import DuelCore
 import Foundation
 
 extension PGConnection {
-    /// A new duel's players, in seat order.
-    public typealias Pairing = (a: PlayerID, b: PlayerID)
-
-    /// Creates duels between pairs of players of one bank (matchmaking's ranked duels).
-    /// `announce(pair)`: whether other instances must hear of that duel's `init`.
-    public func createDuels(
-        bankID: Int, pairs: [Pairing], configuration: DuelConfiguration, nowMs: Int64,
-        announce: (Pairing) -> Bool = { _ in true }
-    ) throws -> [(update: DuelUpdate, duel: Duel)] {
-        try createGames(
-            bankID: bankID, games: pairs.map { [$0.a, $0.b] }, mode: .ranked, configuration: configuration,
-            nowMs: nowMs, announce: { announce(($0[0], $0[1])) })
-    }
-
     /// Creates games of one bank, inside the caller's transaction: multi-row statements for
     /// the duel rows, their questions, the live-duel markers and the `init` events, and
     /// NOTIFYs for all. Each game's questions are drawn at random unless `questionSets`
@@ -113,11 +99,6 @@ extension PGConnection {
         return created
     }
 
-    /// Creates one duel (``createDuels(bankID:pairs:configuration:nowMs:)`` of one pair).
-    func createDuel(bankID: Int, players ids: [PlayerID], configuration: DuelConfiguration, nowMs: Int64) throws -> DuelUpdate {
-        try createDuels(bankID: bankID, pairs: [(ids[0], ids[1])], configuration: configuration, nowMs: nowMs)[0].update
-    }
-
     /// The stored events of a duel with `seq > afterSeq`, in order.
     public func events(duel id: String, afterSeq: Int, upToSeq: Int = Int(Int32.max)) throws -> [StoredEvent] {
         guard UUIDText.isValid(id) else { return [] }
@@ -149,17 +130,17 @@ extension PGConnection {
             let event = StoredEvent(
                 duelID: duel, seq: try row.int("seq"), kind: DuelEventKind(rawValue: try row.string("kind")) ?? .answered,
                 atMs: try row.int64("at_ms"), recordJSON: try row.string("record"))
-            let players = [try row.string("a")] + (row.optionalString("b").map { [$0] } ?? [])
-            found[duel, default: (players, [])].events.append(event)
+            if found[duel] == nil { found[duel] = (try row.seats(), []) }
+            found[duel]!.events.append(event)
         }
         return found
     }
 
-    /// The two players of a duel, or nil for an unknown duel.
+    /// The players of a duel (one for practice, else two), or nil for an unknown duel.
     public func duelPlayers(id: String) throws -> [PlayerID]? {
         guard UUIDText.isValid(id) else { return nil }
         return try query("SELECT player_a::text AS a, player_b::text AS b FROM duels WHERE id = \(id)::uuid")
-            .first.map { [try $0.string("a")] + ($0.optionalString("b").map { [$0] } ?? []) }
+            .first.map { try $0.seats() }
     }
 
     /// The live duel of a player and its latest event, if the player is in one.
@@ -193,5 +174,14 @@ extension PGConnection {
             """).map {
             (try $0.string("id"), try $0.int64("next_deadline_ms"))
         }
+    }
+}
+
+extension PGRow {
+    /// A duel's players from its `a` and `b` columns (practice has no `b`).
+    func seats() throws -> [PlayerID] {
+        let first = try string("a")
+        guard let second = optionalString("b") else { return [first] }
+        return [first, second]
     }
 }

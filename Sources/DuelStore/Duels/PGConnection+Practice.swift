@@ -24,7 +24,8 @@ extension PGConnection {
                 }
                 bankID = try row.int("id")
             }
-            let questions: [DuelQuestion]
+            // A bank's practice: createGames draws, as for any game. Mistakes: drawn here.
+            var questions: [DuelQuestion]?
             if mistakes {
                 let rows = try db.query("""
                     WITH missed AS (
@@ -32,7 +33,7 @@ extension PGConnection {
                           FROM mistakes_notebook n JOIN questions q ON q.id = n.question_id
                          WHERE n.player_id = \(player)::uuid),
                     chosen AS (
-                        SELECT coalesce(nullif(\(bankID.map(String.init) ?? ""), '')::int,
+                        SELECT coalesce(\(bankID)::int,
                                         (SELECT bank_id FROM missed GROUP BY bank_id ORDER BY count(*) DESC, bank_id LIMIT 1))
                                AS bank_id)
                     SELECT m.* FROM missed m, chosen WHERE m.bank_id = chosen.bank_id
@@ -40,18 +41,11 @@ extension PGConnection {
                     """)
                 guard let first = rows.first else { throw StoreError(.bankEmpty, "no mistakes left to practise") }
                 bankID = try first.int("bank_id")
-                questions = try rows.map { row in
-                    DuelQuestion(
-                        id: try row.int64("id"), prompt: try row.string("prompt"), choices: try row.textArray("choices"),
-                        correctChoice: try row.int("correct_choice"))
-                }
-            } else {
-                questions = try db.drawQuestionSets(bankID: bankID!, count: configuration.questionCount, sets: 1).first ?? []
-                guard !questions.isEmpty else { throw StoreError(.bankEmpty) }
+                questions = try rows.map(DuelQuestion.init(row:))
             }
             return try db.createGames(
                 bankID: bankID!, games: [[player]], mode: .practice, configuration: configuration, nowMs: nowMs,
-                questionSets: [questions], announce: { _ in announce })[0].update
+                questionSets: questions.map { [$0] }, announce: { _ in announce })[0].update
         }
     }
 }

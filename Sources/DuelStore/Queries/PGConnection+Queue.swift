@@ -110,20 +110,18 @@ extension PGConnection {
                 QueueEntry(player: try $0.string("player"), rating: try $0.double("rating"), enqueuedAtMs: try $0.int64("at"),
                            instance: $0.optionalString("instance"))
             }
-            let pairs = policy.pairs(entries, nowMs: databaseNow).map { (a: $0.0.player, b: $0.1.player) }
-            guard !pairs.isEmpty else { return [] }
+            let games = policy.pairs(entries, nowMs: databaseNow).map { [$0.0.player, $0.1.player] }
+            guard !games.isEmpty else { return [] }
             try connection.query("""
-                DELETE FROM match_queue WHERE player_id = ANY(\(PGArray(pairs.flatMap { [$0.a, $0.b] }))::uuid[])
+                DELETE FROM match_queue WHERE player_id = ANY(\(PGArray(games.flatMap { $0 }))::uuid[])
                 """)
             // Another instance must hear of a duel unless this one holds both players
             // (and neither is also connected elsewhere: `shared`).
             let instances = Dictionary(entries.map { ($0.player, $0.instance) }, uniquingKeysWith: { first, _ in first })
             let own = connection.notificationOrigin
-            let created = try connection.createDuels(
-                bankID: bankID, pairs: pairs, configuration: configuration, nowMs: nowMs,
-                announce: { pair in
-                    own.isEmpty || [pair.a, pair.b].contains { instances[$0] != own || shared.contains($0) }
-                }
+            let created = try connection.createGames(
+                bankID: bankID, games: games, mode: .ranked, configuration: configuration, nowMs: nowMs,
+                announce: { game in own.isEmpty || game.contains { instances[$0] != own || shared.contains($0) } }
             ).map(\.update)
             return created
         }
