@@ -137,7 +137,8 @@ extension Duel {
         return places
     }
 
-    /// Ends the duel and computes both rating updates from the same pre-duel values (rule 9).
+    /// Ends the game: places, outcomes and, for a rated duel, both rating updates from the
+    /// same pre-duel values (rule 9).
     mutating func finish(reason: FinishReason, winner: PlayerID?, atMs: Int64, into step: inout DuelStep) {
         let places = placements(winner: winner)
         let rated = isRated && reason != .ended

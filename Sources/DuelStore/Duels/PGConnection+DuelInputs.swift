@@ -7,8 +7,8 @@ extension PGConnection {
     ///
     /// The touched duel rows are locked in id order (two instances never deadlock),
     /// the engine runs on every input in arrival order (stamp order, stable), and
-    /// multi-row statements write the logged inputs, the duel rows, answers, events
-    /// and ratings, with one NOTIFY per 7,900 bytes of announcements. The states in
+    /// multi-row statements write the logged inputs, the duel rows, answers, events,
+    /// ratings and practice progress, with one NOTIFY per 7,900 bytes of announcements. The states in
     /// this connection's cache change only after the commit.
     ///
     /// When the batch's writes fail (a constraint, a duel in a bad state), each duel's

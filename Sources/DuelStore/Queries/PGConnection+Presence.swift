@@ -48,8 +48,9 @@ extension PGConnection {
             """)[0].bool("elsewhere")
     }
 
-    /// Deletes the instances silent for `deadAfterMs`, with the presence rows and queue
-    /// entries they held. Returns the live duels of players no live instance holds any
+    /// Deletes the instances silent for `deadAfterMs`, with the presence rows they held;
+    /// their queue entries go too, except those of players a live instance also holds,
+    /// which stay queued and unclaimed. Returns the live duels of players no live instance holds any
     /// more: their presence must be reported gone. One caller wins each dead instance
     /// (the DELETE), so the report is made once.
     public func reapDeadInstances(deadAfterMs: Int64 = 10_000) throws -> [(player: PlayerID, duel: String)] {
