@@ -45,7 +45,11 @@ extension ServerTests {
             #expect(payloads == ["abc d1:1:2:p1:p2 d2:5:7"])
             #expect(DuelNotification(payload: payloads[0]) == DuelNotification(payload: "abc d1:1:2:p1:p2 d2:5:7"))
             #expect(DuelNotification(payload: payloads[0])?.ranges == ranges)
-            #expect(DuelNotification(payload: "abc d1:1:2:p1") == nil)
+            // A practice game names one player, a room's game up to four (a payload naming one
+            // used to be refused whole, losing every other duel it announced).
+            let solo = DuelNotification(payload: "abc d1:1:2:p1 d2:1:1:p1:p2:p3:p4 d3:4:5")
+            #expect(solo?.ranges.map(\.players) == [["p1"], ["p1", "p2", "p3", "p4"], []])
+            #expect(DuelNotification(payload: "abc d1:1:2:p1:p2:p3:p4:p5") == nil)
         }
     }
 }

@@ -104,6 +104,22 @@ extension ClientRequest {
             let mistakes = try fields.bool("mistakes", default: false)
             guard bank != nil || mistakes else { throw .badField("bank", "is required unless mistakes is true") }
             return .practice(bank: bank, mistakes: mistakes)
+        case "room_create":
+            let answerMs: Int? = fields.has("answer_ms") ? try fields.int("answer_ms", in: 5_000...60_000) : nil
+            return .roomCreate(
+                bank: try fields.string("bank", maxLength: 128),
+                questions: try fields.int("questions", in: 1...20, default: 10), answerMs: answerMs,
+                maxPlayers: try fields.int("max_players", in: 2...4, default: 4))
+        case "room_join": return .roomJoin(code: RoomCode.normalized(try fields.string("code", maxLength: 32)))
+        case "room_leave": return .roomLeave
+        case "room_start": return .roomStart
+        case "challenge":
+            return .challenge(
+                username: try fields.string("username", maxLength: 64), bank: try fields.string("bank", maxLength: 128))
+        case "challenge_accept": return .challengeAccept(challengeID: try fields.string("challenge_id", maxLength: 128))
+        case "challenge_decline": return .challengeDecline(challengeID: try fields.string("challenge_id", maxLength: 128))
+        case "challenges": return .challenges
+        case "rematch": return .rematch(duelID: try fields.string("duel_id", maxLength: 128))
         default:
             throw ProtocolError(.unknownOp, "unknown op '\(String(op.prefix(64)))'")
         }
@@ -119,6 +135,11 @@ private struct Fields {
         guard case .string(let text) = value else { throw .badField(name, "must be a string") }
         guard text.utf8.count <= maxLength * 4, text.count <= maxLength else { throw .badField(name, "is too long") }
         return text
+    }
+
+    /// Whether the field is present and not null.
+    func has(_ name: String) -> Bool {
+        object[name].map { $0 != .null } ?? false
     }
 
     func optionalString(_ name: String, maxLength: Int) throws(ProtocolError) -> String? {

@@ -32,11 +32,24 @@ public enum ClientRequest: Sendable, Equatable {
     /// A one-player unrated game: random questions of `bank`, or (with `mistakes`) the
     /// player's mistakes notebook, of `bank` when given.
     case practice(bank: String?, mistakes: Bool)
+    /// A room of `maxPlayers`; `answerMs` nil: the server's answer window.
+    case roomCreate(bank: String, questions: Int, answerMs: Int?, maxPlayers: Int)
+    /// `code` as typed, normalized (``RoomCode/normalized(_:)``).
+    case roomJoin(code: String)
+    case roomLeave
+    case roomStart
+    case challenge(username: String, bank: String)
+    case challengeAccept(challengeID: String)
+    case challengeDecline(challengeID: String)
+    case challenges
+    case rematch(duelID: String)
 
     /// The `op` names, as on the wire.
     public static let ops = [
         "signup", "login", "auth", "logout", "banks", "queue", "cancel", "answer", "forfeit",
         "resume", "leaderboard", "profile", "history", "mistakes", "report", "practice",
+        "room_create", "room_join", "room_leave", "room_start", "challenge", "challenge_accept",
+        "challenge_decline", "challenges", "rematch",
     ]
 
     public var op: String {
@@ -57,6 +70,15 @@ public enum ClientRequest: Sendable, Equatable {
         case .mistakes: "mistakes"
         case .report: "report"
         case .practice: "practice"
+        case .roomCreate: "room_create"
+        case .roomJoin: "room_join"
+        case .roomLeave: "room_leave"
+        case .roomStart: "room_start"
+        case .challenge: "challenge"
+        case .challengeAccept: "challenge_accept"
+        case .challengeDecline: "challenge_decline"
+        case .challenges: "challenges"
+        case .rematch: "rematch"
         }
     }
 

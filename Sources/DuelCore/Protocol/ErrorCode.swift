@@ -23,6 +23,17 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable, Equatable {
     case tooLate = "too_late"
     case duelOver = "duel_over"
     case unknownQuestion = "unknown_question"
+    // Rooms and challenges (issue 12).
+    case unknownRoom = "unknown_room"
+    case roomFull = "room_full"
+    case roomBusy = "room_busy"
+    case notHost = "not_host"
+    case roomTooSmall = "room_too_small"
+    /// A room member plays only the room's games: no queue, practice or challenge meanwhile.
+    case inRoom = "in_room"
+    case unknownPlayer = "unknown_player"
+    case unknownChallenge = "unknown_challenge"
+    case challengeExpired = "challenge_expired"
     case unavailable
     case `internal`
 
@@ -51,6 +62,15 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable, Equatable {
         case .tooLate: "the question's deadline has passed"
         case .duelOver: "the duel is over"
         case .unknownQuestion: "no such question"
+        case .unknownRoom: "no such room"
+        case .roomFull: "the room is full"
+        case .roomBusy: "the room is playing a game"
+        case .notHost: "only the room's host can do that"
+        case .roomTooSmall: "a room's game needs at least two members"
+        case .inRoom: "you are in a room; leave it first"
+        case .unknownPlayer: "no such player"
+        case .unknownChallenge: "no such pending challenge"
+        case .challengeExpired: "the challenge expired"
         case .unavailable: "the database is unavailable; retry later"
         case .internal: "internal error"
         }

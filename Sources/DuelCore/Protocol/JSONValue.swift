@@ -15,6 +15,12 @@ public enum JSONValue: Sendable, Equatable {
         return nil
     }
 
+    /// An array's element, nil when out of range or not an array.
+    public subscript(index: Int) -> JSONValue? {
+        guard case .array(let items) = self, items.indices.contains(index) else { return nil }
+        return items[index]
+    }
+
     /// A whole number, also from a double with no fraction (`3.0`).
     public var integer: Int64? {
         switch self {

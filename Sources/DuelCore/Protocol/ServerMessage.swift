@@ -44,6 +44,23 @@ public enum ServerMessage {
             recordJSON: event.record.json.serialized, serverTimeMs: serverTimeMs)
     }
 
+    /// A row-change event of a table other than `duels` and `match_queue`: `room`
+    /// (`rooms`), `challenge` (`challenges`) and `rematch` (`rematches`). No `seq`: these
+    /// records are whole states, and a later one replaces an earlier one.
+    public static func rowEvent(
+        _ event: String, table: String, type: String, atMs: Int64, record: JSONValue, serverTimeMs: Int64
+    ) -> String {
+        JSONValue.object([
+            "op": "event",
+            "event": .string(event),
+            "table": .string(table),
+            "type": .string(type),
+            "commit_timestamp": .string(Timestamp.iso8601(ms: atMs)),
+            "server_time_ms": .int(serverTimeMs),
+            "record": record,
+        ]).serialized
+    }
+
     /// The `queued` event: the player's row was inserted into `match_queue`.
     public static func queued(player: PlayerID, bank: String, queuedAtMs: Int64, serverTimeMs: Int64) -> String {
         JSONValue.object([

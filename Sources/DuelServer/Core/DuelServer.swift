@@ -69,7 +69,10 @@ public final class DuelServer: @unchecked Sendable {
         lanes.setAfterBatch { [lws] in lws?.wake() }
         let core = self.core!
         core.listener = NotificationListener(
-            conninfo: conninfo, channels: ["duel_events", "queue_evictions", "sessions_ended", "presence_shared", "duel_commands"], logger: logger,
+            conninfo: conninfo, channels: [
+                "duel_events", "queue_evictions", "sessions_ended", "presence_shared", "duel_commands",
+                PGConnection.playerEventsChannel,
+            ], logger: logger,
             deliver: { channel, payload in
                 core.post { core in
                     switch channel {
@@ -78,6 +81,7 @@ public final class DuelServer: @unchecked Sendable {
                     case "sessions_ended": core.sessionsEndedNotified(payload)
                     case "presence_shared": core.presenceSharedNotified(payload)
                     case "duel_commands": core.duelCommandsNotified(payload)
+                    case PGConnection.playerEventsChannel: core.playerEventsNotified(payload)
                     default: break
                     }
                 }

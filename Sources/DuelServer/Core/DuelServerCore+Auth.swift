@@ -136,6 +136,8 @@ extension DuelServerCore {
                 data["duel"] = .null
             }
             reply(connection, ref, data)
+            // A new account has no room and no challenges yet.
+            if token == nil || profile != nil { sendWaitingSocial(connection, player: player) }
         }
     }
 

@@ -10,12 +10,15 @@ enum PeriodicJob: String, CaseIterable {
     case sweep = "~sweep"
     /// Database check for /healthz and the metrics read from the database.
     case health = "~health"
+    /// Expiry of challenges and rematch offers; room members gone too long leave.
+    case social = "~social"
 
     func intervalMs(_ configuration: ServerConfiguration) -> Int64 {
         switch self {
         case .matcher: max(10, configuration.matchIntervalMs)
         case .sweep: max(10, configuration.sweepIntervalMs)
         case .health: 1_000
+        case .social: max(10, configuration.socialIntervalMs)
         }
     }
 }
@@ -33,6 +36,7 @@ extension DuelServerCore {
         case .matcher: runMatcher()
         case .sweep: sweep()
         case .health: checkHealth()
+        case .social: socialUpkeep()
         }
     }
 

@@ -51,6 +51,22 @@ extension DuelServerCore {
                  "learned_count": .number(try db.learnedCount(player: player))]
             }
         case .practice(let bank, let mistakes): practice(connection, ref, bank: bank, mistakes: mistakes)
+        case .roomCreate(let bank, let questions, let answerMs, let maxPlayers):
+            roomCreate(connection, ref, bank: bank, questions: questions, answerMs: answerMs, maxPlayers: maxPlayers)
+        case .roomJoin(let code): roomJoin(connection, ref, code: code)
+        case .roomLeave: roomLeave(connection, ref)
+        case .roomStart: roomStart(connection, ref)
+        case .challenge(let username, let bank): challenge(connection, ref, username: username, bank: bank)
+        case .challengeAccept(let id): challengeAccept(connection, ref, id: id)
+        case .challengeDecline(let id):
+            let player = connection.player!
+            simple(connection, ref) { db in
+                ["challenge": try db.declineChallenge(player: player, id: id, nowMs: Clock.nowMs()).json]
+            }
+        case .challenges:
+            let player = connection.player!
+            simple(connection, ref) { db in ["challenges": .array(try db.pendingChallenges(player: player).map(\.json))] }
+        case .rematch(let duel): rematch(connection, ref, duel: duel)
         case .report(let question, let reason):
             let player = connection.player!
             simple(connection, ref) { db in

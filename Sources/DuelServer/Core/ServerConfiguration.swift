@@ -59,5 +59,15 @@ public struct ServerConfiguration: Sendable {
     /// comes one interval after start.
     public var upkeepIntervalMs: Int64 = 3_600_000
 
+    /// How long a challenge waits for its target before it expires (PROTOCOL.md: 5 minutes).
+    public var challengeTtlMs: Int64 = 300_000
+    /// New challenges one player may make in any minute.
+    public var challengesPerMinute: Int = 5
+    /// How long a rematch offer waits for the opponent's (PROTOCOL.md: 30 s).
+    public var rematchWindowMs: Int64 = 30_000
+    /// How often an instance expires challenges and rematch offers, and lets room members
+    /// who stayed away past the abandonment delay leave their rooms.
+    public var socialIntervalMs: Int64 = 1_000
+
     public init() {}
 }

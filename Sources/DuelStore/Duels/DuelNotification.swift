@@ -58,7 +58,8 @@ public struct DuelNotification: Sendable, Equatable {
         ranges.reserveCapacity(parts.count)
         for part in parts {
             let fields = part.split(separator: ":")
-            guard fields.count == 3 || fields.count == 5, let first = Int(fields[1]), let last = Int(fields[2]),
+            // A new duel names one to four players (practice has one, rooms up to four).
+            guard (3...7).contains(fields.count), let first = Int(fields[1]), let last = Int(fields[2]),
                   first <= last else { return nil }
             ranges.append(Range(duelID: String(fields[0]), firstSeq: first, lastSeq: last,
                                 players: fields.dropFirst(3).map(String.init)))

@@ -6,17 +6,15 @@ extension PGConnection {
     /// the duel rows, their questions, the live-duel markers and the `init` events, and
     /// NOTIFYs for all. Each game's questions are drawn at random unless `questionSets`
     /// gives them. Returns each game's update and its engine state (which the caller may
-    /// hand to the lane that will run it). Practice games (one player) store no second player.
+    /// hand to the lane that will run it). Seats 1 and 2 go in `player_a` and `player_b`
+    /// (practice has no second), seats 3 and 4 of a room's game in `more_players`.
+    /// `roomID` and `rematchOf` link the games to their room or to the duel they rematch.
     public func createGames(
         bankID: Int, games: [[PlayerID]], mode: DuelMode, configuration: DuelConfiguration, nowMs: Int64,
-        questionSets: [[DuelQuestion]]? = nil, announce: ([PlayerID]) -> Bool = { _ in true }
+        questionSets: [[DuelQuestion]]? = nil, roomID: Int64? = nil, rematchOf: String? = nil,
+        announce: ([PlayerID]) -> Bool = { _ in true }
     ) throws -> [(update: DuelUpdate, duel: Duel)] {
         guard !games.isEmpty else { return [] }
-        // duels stores two players (player_a, player_b); games of three or four need a table
-        // of their own first.
-        guard games.allSatisfy({ (1...2).contains($0.count) }) else {
-            throw StoreError(.badRequest, "games of more than two players are not stored yet")
-        }
         guard let bank = try query("SELECT slug FROM banks WHERE id = \(bankID)").first else {
             throw StoreError(.unknownBank)
         }
@@ -42,8 +40,8 @@ extension PGConnection {
         }
         var created: [(update: DuelUpdate, duel: Duel)] = []
         var writes = DuelWrites()
-        var rows: (ids: [String?], a: [String?], b: [String?], states: [String?], bases: [String?], seqs: [String?],
-                   deadlines: [String?], opened: [String?]) = ([], [], [], [], [], [], [], [])
+        var rows: (ids: [String?], a: [String?], b: [String?], more: [String?], states: [String?], bases: [String?],
+                   seqs: [String?], deadlines: [String?], opened: [String?]) = ([], [], [], [], [], [], [], [], [])
         var questionRows: (duels: [String?], indexes: [String?], questions: [String?]) = ([], [], [])
         let encoder = JSONEncoder()
         let draws = try questionSets
@@ -58,6 +56,8 @@ extension PGConnection {
             else { throw StoreError(.bankEmpty) }
             // The base state the input log starts from: the state right after start.
             rows.ids.append(id); rows.a.append(game[0]); rows.b.append(game.count > 1 ? game[1] : nil)
+            // An array literal in a text[] element: seats 3 and 4 (uuids need no quoting).
+            rows.more.append(game.count > 2 ? "{" + game[2...].joined(separator: ",") + "}" : nil)
             rows.states.append(duel.phase.rawValue)
             rows.bases.append(String(decoding: try encoder.encode(duel), as: UTF8.self))
             rows.seqs.append(String(duel.seq))
@@ -75,18 +75,21 @@ extension PGConnection {
         }
         try query("""
             WITH new_duels AS (
-                INSERT INTO duels (id, bank_id, player_a, player_b, state, base_state, last_seq, next_deadline_ms,
-                                   questions_opened, mode)
-                SELECT d.id, \(bankID), d.a, d.b, d.state, d.base::json, d.seq, d.deadline, d.opened, \(mode.rawValue)
+                INSERT INTO duels (id, bank_id, player_a, player_b, more_players, state, base_state, last_seq,
+                                   next_deadline_ms, questions_opened, mode, room_id, rematch_of)
+                SELECT d.id, \(bankID), d.a, d.b, d.more::uuid[], d.state, d.base::json, d.seq, d.deadline, d.opened,
+                       \(mode.rawValue), \(roomID)::bigint, \(rematchOf)::uuid
                   FROM unnest(\(PGArray(rows.ids))::uuid[], \(PGArray(rows.a))::uuid[], \(PGArray(rows.b))::uuid[],
+                              \(PGArray(rows.more))::text[],
                               \(PGArray(rows.states))::text[], \(PGArray(rows.bases))::text[], \(PGArray(rows.seqs))::int[],
                               \(PGArray(rows.deadlines))::bigint[], \(PGArray(rows.opened))::int[])
-                       AS d(id, a, b, state, base, seq, deadline, opened)
-                RETURNING id, player_a, player_b),
+                       AS d(id, a, b, more, state, base, seq, deadline, opened)
+                RETURNING id, player_a, player_b, more_players),
             live AS (
                 INSERT INTO live_duel_players (player_id, duel_id)
                 SELECT player_a, id FROM new_duels
                 UNION ALL SELECT player_b, id FROM new_duels WHERE player_b IS NOT NULL
+                UNION ALL SELECT unnest(more_players), id FROM new_duels WHERE more_players IS NOT NULL
                 RETURNING 1)
             SELECT count(*) AS n FROM live
             """)
@@ -119,7 +122,7 @@ extension PGConnection {
         guard !valid.isEmpty else { return [:] }
         var found: [String: (players: [PlayerID], events: [StoredEvent])] = [:]
         for row in try query("""
-            SELECT d.id::text AS duel, d.player_a::text AS a, d.player_b::text AS b,
+            SELECT d.id::text AS duel, d.player_a::text AS a, d.player_b::text AS b, d.more_players::text AS more,
                    e.seq, e.kind, e.at_ms, e.record::text AS record
               FROM unnest(\(PGArray(valid.map(\.duelID)))::uuid[], \(PGArray(valid.map { Int64($0.afterSeq) }))::int[]) AS w(id, after)
               JOIN duels d ON d.id = w.id
@@ -136,10 +139,11 @@ extension PGConnection {
         return found
     }
 
-    /// The players of a duel (one for practice, else two), or nil for an unknown duel.
+    /// The players of a duel (one to four), or nil for an unknown duel.
     public func duelPlayers(id: String) throws -> [PlayerID]? {
         guard UUIDText.isValid(id) else { return nil }
-        return try query("SELECT player_a::text AS a, player_b::text AS b FROM duels WHERE id = \(id)::uuid")
+        return try query(
+            "SELECT player_a::text AS a, player_b::text AS b, more_players::text AS more FROM duels WHERE id = \(id)::uuid")
             .first.map { try $0.seats() }
     }
 
@@ -178,10 +182,12 @@ extension PGConnection {
 }
 
 extension PGRow {
-    /// A duel's players from its `a` and `b` columns (practice has no `b`).
+    /// A duel's players from its `a`, `b` and `more` columns (practice has no `b`; only a
+    /// room's game of three or four has `more`).
     func seats() throws -> [PlayerID] {
         let first = try string("a")
         guard let second = optionalString("b") else { return [first] }
-        return [first, second]
+        guard optionalString("more") != nil else { return [first, second] }
+        return [first, second] + (try textArray("more"))
     }
 }

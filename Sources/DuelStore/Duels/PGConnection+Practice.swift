@@ -3,7 +3,8 @@ import DuelCore
 /// Practice: one-player unrated games, of a bank or of the player's mistakes notebook.
 extension PGConnection {
     /// Starts a practice game for `player` in one transaction: refused when the player
-    /// waits in a queue (`already_queued`) or plays a live game (`in_duel`). Questions are
+    /// waits in a queue (`already_queued`), plays a live game (`in_duel`) or is a member of
+    /// a room (`in_room`). Questions are
     /// drawn at random from the bank's active ones, or (with `mistakes`) from the player's
     /// notebook, not yet learned, of `bank` when given, else of the bank with the most.
     public func startPractice(
@@ -11,12 +12,7 @@ extension PGConnection {
         announce: Bool
     ) throws -> DuelUpdate {
         try transaction { db in
-            let state = try db.query("""
-                SELECT EXISTS (SELECT 1 FROM match_queue WHERE player_id = \(player)::uuid) AS queued,
-                       EXISTS (SELECT 1 FROM live_duel_players WHERE player_id = \(player)::uuid) AS playing
-                """)[0]
-            if try state.bool("queued") { throw StoreError(.alreadyQueued) }
-            if try state.bool("playing") { throw StoreError(.inDuel) }
+            try db.checkFree(player)
             var bankID: Int?
             if let slug {
                 guard let row = try db.query("SELECT id FROM banks WHERE slug = \(slug) AND retired_at IS NULL").first else {

@@ -11,6 +11,9 @@ extension PGConnection {
         try query("""
             WITH here AS (
                 INSERT INTO presence (player_id, instance) VALUES (\(player)::uuid, \(instance)) ON CONFLICT DO NOTHING),
+            -- Back in time: a room member stays in the room.
+            back AS (
+                UPDATE room_members SET gone_since = NULL WHERE player_id = \(player)::uuid AND gone_since IS NOT NULL),
             elsewhere AS (
                 SELECT EXISTS (
                     SELECT 1 FROM presence p JOIN instances i ON i.id = p.instance
@@ -32,7 +35,8 @@ extension PGConnection {
     }
 
     /// This instance's last connection of `player` closed. Returns whether another live
-    /// instance (heartbeat within `aliveWithinMs`) still holds one.
+    /// instance (heartbeat within `aliveWithinMs`) still holds one. When none does, a room
+    /// member's absence starts counting (``leaveGoneMembers(afterMs:nowMs:)``).
     public func markAbsent(player: PlayerID, instance: String, aliveWithinMs: Int64 = 3_000) throws -> Bool {
         try query("""
             WITH gone AS (DELETE FROM presence WHERE player_id = \(player)::uuid AND instance = \(instance) RETURNING 1),
@@ -40,11 +44,16 @@ extension PGConnection {
             -- elsewhere, their duel must be announced (see claimPairs), and this instance's death
             -- must not take the entry with it.
             released AS (UPDATE match_queue SET instance = NULL
-                          WHERE player_id = \(player)::uuid AND instance = \(instance) RETURNING 1)
-            SELECT EXISTS (
-                SELECT 1 FROM presence p JOIN instances i ON i.id = p.instance
-                 WHERE p.player_id = \(player)::uuid AND p.instance <> \(instance)
-                   AND i.heartbeat_at > now() - make_interval(secs => \(aliveWithinMs) / 1000.0)) AS elsewhere
+                          WHERE player_id = \(player)::uuid AND instance = \(instance) RETURNING 1),
+            found AS (
+                SELECT EXISTS (
+                    SELECT 1 FROM presence p JOIN instances i ON i.id = p.instance
+                     WHERE p.player_id = \(player)::uuid AND p.instance <> \(instance)
+                       AND i.heartbeat_at > now() - make_interval(secs => \(aliveWithinMs) / 1000.0)) AS elsewhere),
+            away AS (
+                UPDATE room_members SET gone_since = now()
+                 WHERE player_id = \(player)::uuid AND gone_since IS NULL AND NOT (SELECT elsewhere FROM found))
+            SELECT elsewhere FROM found
             """)[0].bool("elsewhere")
     }
 
@@ -69,7 +78,12 @@ extension PGConnection {
                                AND EXISTS (SELECT 1 FROM presence x WHERE x.player_id = q.player_id
                                               AND x.instance NOT IN (SELECT id FROM dead))
                              RETURNING 1),
-                held AS (DELETE FROM presence WHERE instance IN (SELECT id FROM dead) RETURNING player_id)
+                held AS (DELETE FROM presence WHERE instance IN (SELECT id FROM dead) RETURNING player_id),
+                -- Room members nobody holds any more start their absence.
+                away AS (UPDATE room_members m SET gone_since = now()
+                          WHERE m.gone_since IS NULL AND m.player_id IN (SELECT player_id FROM held)
+                            AND NOT EXISTS (SELECT 1 FROM presence x WHERE x.player_id = m.player_id
+                                               AND x.instance NOT IN (SELECT id FROM dead)))
                 SELECT DISTINCT h.player_id::text AS player, l.duel_id::text AS duel
                   FROM held h JOIN live_duel_players l ON l.player_id = h.player_id
                  WHERE NOT EXISTS (SELECT 1 FROM presence x

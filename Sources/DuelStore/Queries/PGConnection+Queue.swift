@@ -19,10 +19,11 @@ extension PGConnection {
                   FROM banks WHERE slug = \(slug) AND retired_at IS NULL),
             player AS (
                 SELECT EXISTS (SELECT 1 FROM live_duel_players WHERE player_id = \(player)::uuid) AS in_duel,
-                       EXISTS (SELECT 1 FROM match_queue WHERE player_id = \(player)::uuid) AS queued),
+                       EXISTS (SELECT 1 FROM match_queue WHERE player_id = \(player)::uuid) AS queued,
+                       EXISTS (SELECT 1 FROM room_members WHERE player_id = \(player)::uuid) AS in_room),
             go AS (
                 SELECT b.id FROM b, player
-                 WHERE b.active >= \(questionsNeeded) AND NOT player.in_duel AND NOT player.queued),
+                 WHERE b.active >= \(questionsNeeded) AND NOT player.in_duel AND NOT player.queued AND NOT player.in_room),
             rated AS (
                 INSERT INTO ratings (player_id, bank_id) SELECT \(player)::uuid, id FROM go
                 ON CONFLICT DO NOTHING
@@ -36,13 +37,14 @@ extension PGConnection {
                 ON CONFLICT DO NOTHING
                 RETURNING bank_id, \(unsafeRaw: SQLTime.ms("enqueued_at")) AS at)
             SELECT (SELECT id FROM b) AS bank, (SELECT active FROM b) AS active,
-                   (SELECT in_duel FROM player) AS in_duel,
+                   (SELECT in_duel FROM player) AS in_duel, (SELECT in_room FROM player) AS in_room,
                    (SELECT at FROM queued) AS at
             """)[0]
         if let at = try row.optionalInt64("at") { return at }
         guard row["bank"] != nil else { throw StoreError(.unknownBank) }
         guard try row.int("active") >= questionsNeeded else { throw StoreError(.bankEmpty) }
         if try row.bool("in_duel") { throw StoreError(.inDuel) }
+        if try row.bool("in_room") { throw StoreError(.inRoom) }
         throw StoreError(.alreadyQueued)
     }
 

@@ -25,7 +25,9 @@ extension PGConnection {
         try query("""
             SELECT e.record::text AS record
               FROM duels d JOIN duel_events e ON e.duel_id = d.id AND e.seq = d.last_seq
-             WHERE (d.player_a = \(player)::uuid OR d.player_b = \(player)::uuid) AND d.state = 'finished'
+             WHERE (d.player_a = \(player)::uuid OR d.player_b = \(player)::uuid
+                    OR (d.more_players IS NOT NULL AND d.more_players @> ARRAY[\(player)::uuid]))
+               AND d.state = 'finished'
              ORDER BY d.finished_at DESC
              LIMIT \(limit)
             """).map { try JSONParser.parse(try $0.string("record")) }

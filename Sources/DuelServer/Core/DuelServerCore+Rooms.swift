@@ -1,0 +1,152 @@
+import DuelCore
+import DuelStore
+
+/// Rooms, challenges and rematches (issue 12): the requests, the `player_events` they
+/// announce, and their periodic upkeep.
+extension DuelServerCore {
+    func roomCreate(_ connection: Connection, _ ref: RequestRef?, bank: String, questions: Int, answerMs: Int?, maxPlayers: Int) {
+        let player = connection.player!
+        let answer = answerMs ?? Int(configuration.duel.answerWindowMs)
+        simple(connection, ref) { db in
+            ["room": try db.createRoom(
+                player: player, bank: bank, questions: questions, answerMs: answer, maxPlayers: maxPlayers,
+                nowMs: Clock.nowMs()).json]
+        }
+    }
+
+    func roomJoin(_ connection: Connection, _ ref: RequestRef?, code: String) {
+        let player = connection.player!
+        simple(connection, ref) { db in ["room": try db.joinRoom(player: player, code: code, nowMs: Clock.nowMs()).json] }
+    }
+
+    /// Leaving a room whose game is live forfeits that game too: a member who left the
+    /// room is no longer waited for.
+    func roomLeave(_ connection: Connection, _ ref: RequestRef?) {
+        let player = connection.player!
+        database(for: connection, { db in try db.leaveRoom(player: player, nowMs: Clock.nowMs()) }) { core, connection, result in
+            switch result {
+            case .success(let change):
+                if let connection { core.reply(connection, ref, ["room": change.room.json]) }
+                if let duel = change.forfeit {
+                    core.duelInput(for: nil, duel: duel, .forfeit(player: player, atMs: Clock.nowMs())) { core, _, result in
+                        if case .success(let update?) = result { core.apply(update) }
+                    }
+                }
+            case .failure(let error):
+                if let connection { core.fail(connection, ref, core.protocolError(error, on: connection)) }
+            }
+        }
+    }
+
+    func roomStart(_ connection: Connection, _ ref: RequestRef?) {
+        let player = connection.player!
+        let rules = configuration.duel
+        database(for: connection, { db in
+            try db.startRoom(player: player, configuration: rules, nowMs: Clock.nowMs())
+        }) { core, connection, result in
+            core.started(connection, ref, result.map { change in
+                (["duel_id": .string(change.started!.duelID), "room": change.room.json], change.started!)
+            })
+        }
+    }
+
+    func challenge(_ connection: Connection, _ ref: RequestRef?, username: String, bank: String) {
+        let player = connection.player!
+        let ttl = configuration.challengeTtlMs
+        let perMinute = configuration.challengesPerMinute
+        simple(connection, ref) { db in
+            let made = try db.challenge(
+                from: player, username: username, bank: bank, ttlMs: ttl, perMinute: perMinute, nowMs: Clock.nowMs())
+            return ["challenge_id": .string(made.id), "challenge": made.json]
+        }
+    }
+
+    func challengeAccept(_ connection: Connection, _ ref: RequestRef?, id: String) {
+        let player = connection.player!
+        let rules = configuration.duel
+        database(for: connection, { db in
+            try db.acceptChallenge(player: player, id: id, configuration: rules, nowMs: Clock.nowMs())
+        }) { core, connection, result in
+            core.started(connection, ref, result.map { accepted in
+                (["duel_id": .string(accepted.update.duelID), "challenge": accepted.challenge.json], accepted.update)
+            })
+        }
+    }
+
+    func rematch(_ connection: Connection, _ ref: RequestRef?, duel: String) {
+        let player = connection.player!
+        let rules = configuration.duel
+        let window = configuration.rematchWindowMs
+        database(for: connection, { db in
+            try db.rematch(player: player, duel: duel, windowMs: window, configuration: rules, nowMs: Clock.nowMs())
+        }) { core, connection, result in
+            switch result {
+            case .success(.offered(let expires)):
+                if let connection {
+                    core.reply(connection, ref, ["state": "offered", "expires_at": .string(Timestamp.iso8601(ms: expires))])
+                }
+            case .success(.started(let update)):
+                if let connection { core.reply(connection, ref, ["state": "started", "duel_id": .string(update.duelID)]) }
+                core.apply(update)
+            case .failure(let error):
+                if let connection { core.fail(connection, ref, core.protocolError(error, on: connection)) }
+            }
+        }
+    }
+
+    /// Replies to a request that started a game, then delivers the game's `init` (the
+    /// reply first, as for `practice`).
+    private func started(_ connection: Connection?, _ ref: RequestRef?, _ result: Result<(JSONObject, DuelUpdate), Error>) {
+        switch result {
+        case .success(let (data, update)):
+            if let connection { reply(connection, ref, data) }
+            apply(update)
+        case .failure(let error):
+            if let connection { fail(connection, ref, protocolError(error, on: connection)) }
+        }
+    }
+
+    /// NOTIFY `player_events` from any instance, this one included: send the event to the
+    /// connections held here of the players it names.
+    func playerEventsNotified(_ payload: String) {
+        guard let note = PlayerEventNotification(payload: payload) else { return }
+        for player in note.players {
+            for id in directory.connections(of: player) {
+                guard let connection = connections[id] else { continue }
+                send(connection, note.text)
+            }
+        }
+    }
+
+    /// After a sign-in: the player's room, if any, and the challenges waiting for them, as
+    /// events (a challenge made while they were away reaches them here).
+    func sendWaitingSocial(_ connection: Connection, player: PlayerID) {
+        database(for: connection, priority: .background, { db -> (Room?, [Challenge]) in
+            (try db.room(of: player), try db.pendingChallenges(player: player).filter { $0.to.id == player })
+        }) { core, connection, result in
+            guard let connection, connection.player == player, case .success(let (room, challenges)) = result else { return }
+            let now = Clock.nowMs()
+            if let room {
+                core.send(connection, ServerMessage.rowEvent(
+                    "room", table: "rooms", type: "UPDATE", atMs: now, record: room.json, serverTimeMs: now))
+            }
+            for challenge in challenges.reversed() { core.send(connection, challenge.event(type: "INSERT", nowMs: now)) }
+        }
+    }
+
+    /// Expires challenges and rematch offers, and lets room members gone longer than the
+    /// abandonment delay leave. Every instance runs it; row locks make each change happen once.
+    func socialUpkeep() {
+        let abandonAfter = configuration.duel.abandonAfterMs
+        database(for: nil, priority: .background, { db in
+            let now = Clock.nowMs()
+            try db.expireChallenges(nowMs: now)
+            try db.expireRematchOffers(nowMs: now)
+            try db.leaveGoneMembers(afterMs: abandonAfter, nowMs: now)
+        }) { core, _, result in
+            if case .failure(let error) = result, !((error as? PGError)?.isConnectionFailure ?? false) {
+                core.logger.warning("room and challenge upkeep failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}

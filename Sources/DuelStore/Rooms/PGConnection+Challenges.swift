@@ -1,0 +1,141 @@
+import DuelCore
+import Foundation
+
+/// Challenges by name (migration 012): made, accepted, declined, listed, expired.
+/// Each change announces the challenge's new state to both players at commit.
+extension PGConnection {
+    /// `challenge {username, bank}`. A second challenge of the same player in the same bank
+    /// while one is pending returns the pending one. At most `perMinute` new challenges per
+    /// challenger in any minute (`rate_limited`): they notify their target, so they must not
+    /// become a way to spam.
+    public func challenge(
+        from player: PlayerID, username: String, bank slug: String, ttlMs: Int64, perMinute: Int, nowMs: Int64
+    ) throws -> Challenge {
+        try transaction { db in
+            guard let target = try db.query("""
+                SELECT id::text AS id FROM players WHERE lower(username) = lower(\(username)) AND disabled_at IS NULL
+                """).first.map({ try $0.string("id") }) else { throw StoreError(.unknownPlayer) }
+            if target == player { throw StoreError(.badRequest, "username: you cannot challenge yourself") }
+            guard let bank = try db.query("SELECT id FROM banks WHERE slug = \(slug) AND retired_at IS NULL").first else {
+                throw StoreError(.unknownBank)
+            }
+            let bankID = try bank.int("id")
+            // Serializes one challenger's requests, so the rate count below is exact.
+            _ = try db.query("SELECT id FROM players WHERE id = \(player)::uuid FOR UPDATE")
+            if let pending = try db.query("""
+                SELECT \(unsafeRaw: Challenge.columns) FROM challenges c \(unsafeRaw: Challenge.joins)
+                 WHERE c.from_player = \(player)::uuid AND c.to_player = \(target)::uuid AND c.bank_id = \(bankID)
+                   AND c.state = 'pending' AND c.expires_at > now()
+                """).first {
+                return try Challenge(row: pending)
+            }
+            let recent = try db.query("""
+                SELECT count(*) AS n FROM challenges
+                 WHERE from_player = \(player)::uuid AND created_at > now() - interval '1 minute'
+                """)[0].int("n")
+            if recent >= perMinute {
+                throw StoreError(.rateLimited, "at most \(perMinute) challenges a minute")
+            }
+            let id = UUID().uuidString.lowercased()
+            try db.query("""
+                INSERT INTO challenges (id, from_player, to_player, bank_id, expires_at)
+                VALUES (\(id)::uuid, \(player)::uuid, \(target)::uuid, \(bankID),
+                        now() + make_interval(secs => \(ttlMs) / 1000.0))
+                """)
+            let made = try db.challenge(id: id)!
+            try db.notifyPlayers(made.players, made.event(type: "INSERT", nowMs: nowMs))
+            return made
+        }
+    }
+
+    /// `challenge_accept {challenge_id}`: only its target, while pending and unexpired;
+    /// starts an unrated two-player game (challenger first).
+    public func acceptChallenge(
+        player: PlayerID, id: String, configuration: DuelConfiguration, nowMs: Int64
+    ) throws -> (challenge: Challenge, update: DuelUpdate) {
+        try transaction { db in
+            let found = try db.lockPending(id: id, player: player, asTarget: true)
+            try db.checkFree(player)
+            do {
+                try db.checkFree(found.from.id)
+            } catch let error as StoreError {
+                throw StoreError(error.error.code, "\(found.from.username) is busy: \(error.error.message)")
+            }
+            let bankID = try db.query("SELECT bank_id FROM challenges WHERE id = \(id)::uuid")[0].int("bank_id")
+            let created = try db.createGames(
+                bankID: bankID, games: [[found.from.id, player]], mode: .challenge, configuration: configuration,
+                nowMs: nowMs)[0]
+            try db.query("""
+                UPDATE challenges SET state = 'accepted', duel_id = \(created.update.duelID)::uuid WHERE id = \(id)::uuid
+                """)
+            let accepted = try db.challenge(id: id)!
+            try db.notifyPlayers(accepted.players, accepted.event(type: "UPDATE", nowMs: nowMs))
+            return (accepted, created.update)
+        }
+    }
+
+    /// `challenge_decline {challenge_id}`: its target declines, or its challenger withdraws it.
+    public func declineChallenge(player: PlayerID, id: String, nowMs: Int64) throws -> Challenge {
+        try transaction { db in
+            _ = try db.lockPending(id: id, player: player, asTarget: false)
+            try db.query("UPDATE challenges SET state = 'declined' WHERE id = \(id)::uuid")
+            let declined = try db.challenge(id: id)!
+            try db.notifyPlayers(declined.players, declined.event(type: "UPDATE", nowMs: nowMs))
+            return declined
+        }
+    }
+
+    /// `challenges {}`: the player's pending challenges, sent and received, newest first.
+    public func pendingChallenges(player: PlayerID) throws -> [Challenge] {
+        try query("""
+            SELECT \(unsafeRaw: Challenge.columns) FROM challenges c \(unsafeRaw: Challenge.joins)
+             WHERE (c.to_player = \(player)::uuid OR c.from_player = \(player)::uuid)
+               AND c.state = 'pending' AND c.expires_at > now()
+             ORDER BY c.created_at DESC LIMIT 100
+            """).map(Challenge.init(row:))
+    }
+
+    /// Pending challenges past their time become expired, with an UPDATE to both players.
+    /// Any instance may run it; the UPDATE's row locks make each expiry happen once.
+    @discardableResult
+    public func expireChallenges(nowMs: Int64) throws -> Int {
+        try transaction { db in
+            let expired = try db.query("""
+                WITH due AS (
+                    UPDATE challenges SET state = 'expired'
+                     WHERE id IN (SELECT id FROM challenges WHERE state = 'pending' AND expires_at <= now()
+                                   LIMIT 500 FOR UPDATE SKIP LOCKED)
+                    RETURNING *)
+                SELECT \(unsafeRaw: Challenge.columns) FROM due c \(unsafeRaw: Challenge.joins)
+                """).map(Challenge.init(row:))
+            for challenge in expired {
+                try db.notifyPlayers(challenge.players, challenge.event(type: "UPDATE", nowMs: nowMs))
+            }
+            return expired.count
+        }
+    }
+
+    /// Locks a pending challenge of `player` (its target, or with `asTarget` false either
+    /// side). Unknown, not theirs, or no longer pending: `unknown_challenge`; past its
+    /// time: `challenge_expired` (the expiry job announces it).
+    private func lockPending(id: String, player: PlayerID, asTarget: Bool) throws -> Challenge {
+        guard UUIDText.isValid(id) else { throw StoreError(.unknownChallenge) }
+        guard let row = try query("""
+            SELECT state, expires_at <= now() AS due, from_player::text AS from_id, to_player::text AS to_id
+              FROM challenges WHERE id = \(id)::uuid FOR UPDATE
+            """).first else { throw StoreError(.unknownChallenge) }
+        let target = try row.string("to_id"), challenger = try row.string("from_id")
+        guard target == player || (!asTarget && challenger == player) else { throw StoreError(.unknownChallenge) }
+        let state = try row.string("state")
+        let due = try row.bool("due")
+        if state == "expired" || (state == "pending" && due) { throw StoreError(.challengeExpired) }
+        guard state == "pending" else { throw StoreError(.unknownChallenge, "that challenge was already \(state)") }
+        return try challenge(id: id)!
+    }
+
+    func challenge(id: String) throws -> Challenge? {
+        try query("""
+            SELECT \(unsafeRaw: Challenge.columns) FROM challenges c \(unsafeRaw: Challenge.joins) WHERE c.id = \(id)::uuid
+            """).first.map(Challenge.init(row:))
+    }
+}

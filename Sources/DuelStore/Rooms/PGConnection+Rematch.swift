@@ -1,0 +1,110 @@
+import DuelCore
+
+/// What `rematch {duel_id}` did.
+public enum RematchResult: Sendable {
+    /// The player's offer stands until `expiresAtMs`; the opponent got a `rematch` event.
+    case offered(expiresAtMs: Int64)
+    /// Both asked in time: a new ranked duel of the same bank and players.
+    case started(DuelUpdate)
+}
+
+/// Rematch after a ranked duel (migration 012): when both players ask within the window, a
+/// new ranked duel starts. Offers live in `rematch_offers`; `duels.rematch_of` is unique, so
+/// one duel is rematched at most once however the two requests interleave.
+extension PGConnection {
+    public func rematch(
+        player: PlayerID, duel id: String, windowMs: Int64, configuration: DuelConfiguration, nowMs: Int64
+    ) throws -> RematchResult {
+        guard UUIDText.isValid(id) else { throw StoreError(.unknownDuel) }
+        return try transaction { db in
+            // The duel's row lock orders the two players' requests.
+            guard let row = try db.query("""
+                SELECT player_a::text AS a, player_b::text AS b, more_players::text AS more, mode, state, bank_id,
+                       EXISTS (SELECT 1 FROM duels r WHERE r.rematch_of = d.id) AS rematched
+                  FROM duels d WHERE id = \(id)::uuid FOR UPDATE
+                """).first else { throw StoreError(.unknownDuel) }
+            let players = try row.seats()
+            guard players.contains(player) else { throw StoreError(.notInDuel) }
+            guard try row.string("mode") == DuelMode.ranked.rawValue else {
+                throw StoreError(.badRequest, "duel_id: only ranked duels have rematches")
+            }
+            guard try row.string("state") == "finished" else {
+                throw StoreError(.badRequest, "duel_id: the duel is not over")
+            }
+            guard try !row.bool("rematched") else {
+                throw StoreError(.badRequest, "duel_id: that duel was already rematched")
+            }
+            let opponent = players.first { $0 != player }!
+            try db.checkFree(player)
+            try db.query("DELETE FROM rematch_offers WHERE duel_id = \(id)::uuid AND expires_at <= now()")
+            let waiting = try !db.query("""
+                SELECT 1 FROM rematch_offers WHERE duel_id = \(id)::uuid AND player_id = \(opponent)::uuid
+                """).isEmpty
+            guard waiting else {
+                let expires = try db.query("""
+                    INSERT INTO rematch_offers (duel_id, player_id, expires_at)
+                    VALUES (\(id)::uuid, \(player)::uuid, now() + make_interval(secs => \(windowMs) / 1000.0))
+                    ON CONFLICT (duel_id, player_id) DO UPDATE SET expires_at = excluded.expires_at
+                    RETURNING \(unsafeRaw: SQLTime.ms("expires_at")) AS at
+                    """)[0].int64("at")
+                try db.notifyPlayers(players, Self.rematchEvent(
+                    type: "INSERT", duel: id, from: player, state: "offered", expiresAtMs: expires, newDuel: nil,
+                    nowMs: nowMs))
+                return .offered(expiresAtMs: expires)
+            }
+            do {
+                try db.checkFree(opponent)
+            } catch let error as StoreError {
+                throw StoreError(error.error.code, "your opponent is busy: \(error.error.message)")
+            }
+            let created = try db.createGames(
+                bankID: try row.int("bank_id"), games: [players], mode: .ranked, configuration: configuration,
+                nowMs: nowMs, rematchOf: id)[0]
+            try db.query("DELETE FROM rematch_offers WHERE duel_id = \(id)::uuid")
+            try db.notifyPlayers(players, Self.rematchEvent(
+                type: "UPDATE", duel: id, from: player, state: "accepted", expiresAtMs: nil,
+                newDuel: created.update.duelID, nowMs: nowMs))
+            return .started(created.update)
+        }
+    }
+
+    /// Offers past their window go, with an UPDATE (`expired`) to both players.
+    @discardableResult
+    public func expireRematchOffers(nowMs: Int64) throws -> Int {
+        try transaction { db in
+            let expired = try db.query("""
+                WITH due AS (
+                    DELETE FROM rematch_offers
+                     WHERE (duel_id, player_id) IN (SELECT duel_id, player_id FROM rematch_offers
+                                                     WHERE expires_at <= now() LIMIT 500 FOR UPDATE SKIP LOCKED)
+                    RETURNING duel_id, player_id, expires_at)
+                SELECT due.duel_id::text AS duel, due.player_id::text AS player,
+                       \(unsafeRaw: SQLTime.ms("due.expires_at")) AS at,
+                       d.player_a::text AS a, d.player_b::text AS b, d.more_players::text AS more
+                  FROM due JOIN duels d ON d.id = due.duel_id
+                """)
+            for row in expired {
+                try db.notifyPlayers(try row.seats(), Self.rematchEvent(
+                    type: "UPDATE", duel: try row.string("duel"), from: try row.string("player"), state: "expired",
+                    expiresAtMs: try row.int64("at"), newDuel: nil, nowMs: nowMs))
+            }
+            return expired.count
+        }
+    }
+
+    /// The `rematch` event (`"table":"rematches"`).
+    static func rematchEvent(
+        type: String, duel: String, from: PlayerID, state: String, expiresAtMs: Int64?, newDuel: String?, nowMs: Int64
+    ) -> String {
+        ServerMessage.rowEvent(
+            "rematch", table: "rematches", type: type, atMs: nowMs,
+            record: .object([
+                "duel_id": .string(duel),
+                "from": .string(from),
+                "state": .string(state),
+                "expires_at": expiresAtMs.map { .string(Timestamp.iso8601(ms: $0)) } ?? .null,
+                "new_duel_id": newDuel.map { .string($0) } ?? .null,
+            ]),
+            serverTimeMs: nowMs)
+    }
+}

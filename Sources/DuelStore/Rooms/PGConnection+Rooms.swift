@@ -1,0 +1,218 @@
+import DuelCore
+
+/// Rooms (migration 012): create, join, leave, start, and members who stayed away.
+/// Each op runs in one transaction that locks the room's row, and announces the room's
+/// new state to its members (``PGConnection/notifyPlayers(_:_:)``) at commit.
+extension PGConnection {
+    /// Refuses a player who is queued (`already_queued`), plays a live game (`in_duel`) or
+    /// is a member of a room (`in_room`): each of those owns the player's next game.
+    public func checkFree(_ player: PlayerID, roomAllowed: Bool = false) throws {
+        let state = try query("""
+            SELECT EXISTS (SELECT 1 FROM match_queue WHERE player_id = \(player)::uuid) AS queued,
+                   EXISTS (SELECT 1 FROM live_duel_players WHERE player_id = \(player)::uuid) AS playing,
+                   EXISTS (SELECT 1 FROM room_members WHERE player_id = \(player)::uuid) AS in_room
+            """)[0]
+        if try state.bool("queued") { throw StoreError(.alreadyQueued) }
+        if try state.bool("playing") { throw StoreError(.inDuel) }
+        if try !roomAllowed && state.bool("in_room") { throw StoreError(.inRoom) }
+    }
+
+    /// `room_create`: a new room with `player` as host and only member.
+    public func createRoom(
+        player: PlayerID, bank slug: String, questions: Int, answerMs: Int, maxPlayers: Int, nowMs: Int64
+    ) throws -> Room {
+        try transaction { db in
+            try db.checkFree(player)
+            guard let bank = try db.query("SELECT id FROM banks WHERE slug = \(slug) AND retired_at IS NULL").first else {
+                throw StoreError(.unknownBank)
+            }
+            let bankID = try bank.int("id")
+            // A code collision (one in millions while few rooms are open) draws again.
+            var roomID: Int64?
+            for _ in 0..<8 where roomID == nil {
+                roomID = try db.query("""
+                    INSERT INTO rooms (code, bank_id, host, questions, answer_ms, max_players)
+                    VALUES (\(RoomCode.random()), \(bankID), \(player)::uuid, \(questions), \(answerMs), \(maxPlayers))
+                    ON CONFLICT (code) DO NOTHING RETURNING id
+                    """).first.map { try $0.int64("id") }
+            }
+            guard let roomID else { throw StoreError(.internal, "no free room code") }
+            try db.query("INSERT INTO room_members (player_id, room_id) VALUES (\(player)::uuid, \(roomID))")
+            let room = try db.room(id: roomID)!
+            try db.announce(room, type: "INSERT", nowMs: nowMs)
+            return room
+        }
+    }
+
+    /// `room_join {code}`: refused when the room is full (`room_full`) or plays
+    /// (`room_busy`). Joining one's own room again is a no-op that replies the room.
+    public func joinRoom(player: PlayerID, code: String, nowMs: Int64) throws -> Room {
+        try transaction { db in
+            guard let roomID = try db.lockRoom(code: code) else { throw StoreError(.unknownRoom) }
+            var room = try db.room(id: roomID)!
+            if room.memberIDs.contains(player) { return room }
+            try db.checkFree(player)
+            if room.state == .playing { throw StoreError(.roomBusy) }
+            if room.members.count >= room.maxPlayers { throw StoreError(.roomFull) }
+            try db.query("INSERT INTO room_members (player_id, room_id) VALUES (\(player)::uuid, \(roomID))")
+            room = try db.room(id: roomID)!
+            try db.announce(room, type: "UPDATE", nowMs: nowMs)
+            return room
+        }
+    }
+
+    /// `room_leave {}`: the host role passes to the member who joined first; the last one
+    /// out closes the room. A member of a live game must also forfeit it (``RoomChange/forfeit``).
+    public func leaveRoom(player: PlayerID, nowMs: Int64) throws -> RoomChange {
+        try transaction { db in
+            guard let row = try db.query("SELECT room_id FROM room_members WHERE player_id = \(player)::uuid").first else {
+                throw StoreError(.unknownRoom, "you are not in a room")
+            }
+            let roomID = try row.int64("room_id")
+            _ = try db.query("SELECT id FROM rooms WHERE id = \(roomID) FOR UPDATE")
+            let before = try db.room(id: roomID)!
+            let forfeit = before.state == .playing ? before.duelID : nil
+            return RoomChange(room: try db.removeMembers([player], from: roomID, nowMs: nowMs), forfeit: forfeit)
+        }
+    }
+
+    /// `room_start {}`: the host starts a game of the room's members (2 to 4), unrated.
+    /// Its draw prefers questions the room has not played yet (the rematch is "the next quiz").
+    public func startRoom(player: PlayerID, configuration: DuelConfiguration, nowMs: Int64) throws -> RoomChange {
+        try transaction { db in
+            guard let row = try db.query("SELECT room_id FROM room_members WHERE player_id = \(player)::uuid").first else {
+                throw StoreError(.unknownRoom, "you are not in a room")
+            }
+            let roomID = try row.int64("room_id")
+            _ = try db.query("SELECT id FROM rooms WHERE id = \(roomID) FOR UPDATE")
+            var room = try db.room(id: roomID)!
+            guard room.host == player else { throw StoreError(.notHost) }
+            if room.state == .playing { throw StoreError(.roomBusy) }
+            guard room.members.count >= 2 else { throw StoreError(.roomTooSmall) }
+            let busy = try db.query("""
+                SELECT p.username FROM unnest(\(PGArray(room.memberIDs.map { Optional($0) }))::uuid[]) AS m(id)
+                  JOIN players p ON p.id = m.id
+                 WHERE EXISTS (SELECT 1 FROM live_duel_players l WHERE l.player_id = m.id)
+                    OR EXISTS (SELECT 1 FROM match_queue q WHERE q.player_id = m.id)
+                """)
+            if let first = busy.first {
+                throw StoreError(.inDuel, "\(try first.string("username")) is in another game")
+            }
+            let bankID = try db.query("SELECT bank_id FROM rooms WHERE id = \(roomID)")[0].int("bank_id")
+            var rules = configuration
+            rules.questionCount = room.questions
+            rules.answerWindowMs = Int64(room.answerMs)
+            let questions = try db.query("""
+                SELECT q.id, q.prompt, q.choices, q.correct_choice FROM questions q
+                 WHERE q.bank_id = \(bankID) AND q.active
+                 ORDER BY EXISTS (SELECT 1 FROM duel_questions dq JOIN duels d ON d.id = dq.duel_id
+                                   WHERE d.room_id = \(roomID) AND dq.question_id = q.id), random()
+                 LIMIT \(room.questions)
+                """).map(DuelQuestion.init(row:))
+            guard !questions.isEmpty else { throw StoreError(.bankEmpty) }
+            let created = try db.createGames(
+                bankID: bankID, games: [room.memberIDs], mode: .room, configuration: rules, nowMs: nowMs,
+                questionSets: [questions], roomID: roomID)[0]
+            try db.query("UPDATE rooms SET duel_id = \(created.update.duelID)::uuid, games = games + 1 WHERE id = \(roomID)")
+            room = try db.room(id: roomID)!
+            try db.announce(room, type: "UPDATE", nowMs: nowMs)
+            return RoomChange(room: room, started: created.update)
+        }
+    }
+
+    /// The room `player` is a member of, if any.
+    public func room(of player: PlayerID) throws -> Room? {
+        guard let row = try query("SELECT room_id FROM room_members WHERE player_id = \(player)::uuid").first else {
+            return nil
+        }
+        return try room(id: try row.int64("room_id"))
+    }
+
+    /// Members whose last connection closed `afterMs` ago or more leave their rooms (their
+    /// live game's own abandonment clock forfeits it). Any instance may run it; the DELETE
+    /// makes each departure happen once. Returns how many left.
+    @discardableResult
+    public func leaveGoneMembers(afterMs: Int64, nowMs: Int64) throws -> Int {
+        try transaction { db in
+            let gone = try db.query("""
+                SELECT m.player_id::text AS player, m.room_id FROM room_members m
+                 WHERE m.gone_since IS NOT NULL AND m.gone_since < now() - make_interval(secs => \(afterMs) / 1000.0)
+                 ORDER BY m.room_id
+                   FOR UPDATE SKIP LOCKED
+                """)
+            var byRoom: [Int64: [PlayerID]] = [:]
+            for row in gone { byRoom[try row.int64("room_id"), default: []].append(try row.string("player")) }
+            for (roomID, players) in byRoom.sorted(by: { $0.key < $1.key }) {
+                _ = try db.query("SELECT id FROM rooms WHERE id = \(roomID) FOR UPDATE")
+                _ = try db.removeMembers(players, from: roomID, nowMs: nowMs)
+            }
+            return gone.count
+        }
+    }
+
+    // MARK: Internals
+
+    /// Locks a room by code (under the caller's transaction) and returns its id.
+    private func lockRoom(code: String) throws -> Int64? {
+        try query("SELECT id FROM rooms WHERE code = \(code) FOR UPDATE").first.map { try $0.int64("id") }
+    }
+
+    /// Removes members (the room's row locked by the caller), passes the host role on,
+    /// deletes an empty room, and announces the result. Returns the room after.
+    private func removeMembers(_ players: [PlayerID], from roomID: Int64, nowMs: Int64) throws -> Room {
+        let before = try room(id: roomID)!
+        try query("""
+            DELETE FROM room_members WHERE room_id = \(roomID)
+               AND player_id = ANY(\(PGArray(players.map { Optional($0) }))::uuid[])
+            """)
+        let remaining = before.members.filter { !players.contains($0.id) }
+        guard let heir = remaining.first else {
+            try query("DELETE FROM rooms WHERE id = \(roomID)")
+            var closed = before
+            closed.members = []
+            closed.state = .closed
+            // Nobody is left to hear a DELETE but those who just left (on other connections).
+            try announce(closed, type: "DELETE", nowMs: nowMs, to: players)
+            return closed
+        }
+        if players.contains(before.host) {
+            try query("UPDATE rooms SET host = \(heir.id)::uuid WHERE id = \(roomID)")
+        }
+        let after = try room(id: roomID)!
+        try announce(after, type: "UPDATE", nowMs: nowMs, to: after.memberIDs + players)
+        return after
+    }
+
+    /// A room's record, or nil when there is no such room.
+    func room(id: Int64) throws -> Room? {
+        let rows = try query("""
+            SELECT r.code, b.slug AS bank, r.host::text AS host, r.questions, r.answer_ms, r.max_players,
+                   r.duel_id::text AS duel, r.games,
+                   (r.duel_id IS NOT NULL AND EXISTS (SELECT 1 FROM live_duel_players l WHERE l.duel_id = r.duel_id))
+                       AS playing,
+                   m.player_id::text AS member, p.username, m.gone_since IS NULL AS connected
+              FROM rooms r JOIN banks b ON b.id = r.bank_id
+              LEFT JOIN room_members m ON m.room_id = r.id
+              LEFT JOIN players p ON p.id = m.player_id
+             WHERE r.id = \(id)
+             ORDER BY m.joined_at, m.player_id
+            """)
+        guard let first = rows.first else { return nil }
+        let members = try rows.compactMap { row -> Room.Member? in
+            guard let id = row["member"] else { return nil }
+            return Room.Member(id: id, username: try row.string("username"), connected: try row.bool("connected"))
+        }
+        return Room(
+            code: try first.string("code"), bank: try first.string("bank"), host: try first.string("host"),
+            questions: try first.int("questions"), answerMs: try first.int("answer_ms"),
+            maxPlayers: try first.int("max_players"), members: members,
+            state: try first.bool("playing") ? .playing : .open, duelID: first["duel"], games: try first.int("games"))
+    }
+
+    /// Sends the room's `room` event to its members (or `to`), at commit.
+    private func announce(_ room: Room, type: String, nowMs: Int64, to: [PlayerID]? = nil) throws {
+        let text = ServerMessage.rowEvent(
+            "room", table: "rooms", type: type, atMs: nowMs, record: room.json, serverTimeMs: nowMs)
+        try notifyPlayers(to ?? room.memberIDs, text)
+    }
+}
