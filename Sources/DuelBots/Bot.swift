@@ -20,6 +20,7 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
     private let deadline: UInt64
     private let shouldStop: @Sendable () -> Bool
     private let finished: @Sendable () -> Void
+    private let rooms: RoomBoard
 
     private enum Request {
         case login
@@ -29,6 +30,8 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
         case answer(sentAt: UInt64, duel: Int, index: Int)
         case forfeitAtEnd
         case resume
+        /// practice, room_create, room_join, room_start (`--room-size`).
+        case room
     }
 
     private enum Phase {
@@ -60,6 +63,11 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
     /// A `resume` is on its way: the duel's events before its reply are dropped (the
     /// replay that follows it starts right after the last seq this bot saw).
     private var resuming = false
+    /// With `--room-size`: the room's code once known, and its member count from `room` events.
+    private var roomCode: String?
+    private var roomMembers = 0
+    /// The host waits for every member before the first start.
+    private var startWanted = false
 
     /// What a bot tracks about the duel it plays, for the rule checks and latencies.
     private struct DuelState {
@@ -78,9 +86,10 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
     private static let duelSilenceMicros: UInt64 = 60_000_000
 
     init(
-        index: Int, configuration: BotConfiguration, stats: BotStats, loop: ClientLoop, deadline: UInt64,
+        index: Int, configuration: BotConfiguration, stats: BotStats, loop: ClientLoop, deadline: UInt64, rooms: RoomBoard,
         shouldStop: @escaping @Sendable () -> Bool, finished: @escaping @Sendable () -> Void
     ) {
+        self.rooms = rooms
         self.index = index
         self.configuration = configuration
         self.stats = stats
@@ -216,6 +225,9 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
             stats.error("login_failed")
             finish()
         case .forfeitLeftover: loggedIn()
+        case .room:
+            stats.error("room_failed")
+            if case .matching = phase { retryRoom() }
         case .queue:
             stats.error("queue_failed")
             if case .matching = phase {
@@ -288,6 +300,8 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
                 matched(duelID: Array(bytes[range]), queuedAt: queuedAt)
             } else if case .playing = phase, let duel, frame.duelID == duel.hash, let seq = frame.seq {
                 duelEvent(seq: seq, receivedAt: receivedAtMicros)
+            } else if frame.event == .other, configuration.roomSize ?? 0 > 1 {
+                roomEvent(bytes)
             }
         case .other:
             break
@@ -301,6 +315,7 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
         case .login: loginReplied(bytes)
         case .resume: resuming = false
         case .forfeitLeftover: loggedIn()
+        case .room: roomReplied(bytes)
         case .queue: queueReplied()
         case .cancel, .forfeitAtEnd: finish()
         case .answer(let sentAt, let serial, let index):
@@ -379,9 +394,84 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
         if nowMicros() >= deadline || shouldStop() || client?.isClosed != false { return finish() }
         stats.update { $0.waiting += 1 }
         phase = .matching(queuedAt: nowMicros())
+        if configuration.roomSize != nil { return nextRoomGame() }
         let ref = reserveRef(.queue, timeoutMicros: 30_000_000)
         writer.queue(ref: ref, bankJSON: bankJSON)
         send()
+    }
+
+    // MARK: Rooms and practice (`--room-size`)
+
+    private var roomSize: Int { configuration.roomSize ?? 2 }
+    private var roomGroup: Int { index / roomSize }
+    private var isHost: Bool { index % roomSize == 0 }
+    /// Members of this bot's room: the last room of the fleet may be short.
+    private var groupSize: Int { min(roomSize, configuration.bots - roomGroup * roomSize) }
+
+    /// Waiting for a game (phase `matching`): practice alone; else the host creates the room
+    /// or starts its next game, and the others join it once, then wait for each `init`.
+    private func nextRoomGame() {
+        if groupSize == 1 {
+            let ref = reserveRef(.room, timeoutMicros: 30_000_000)
+            return sendJSON(.object(["op": "practice", "ref": .number(ref), "bank": .string(configuration.bank)]))
+        }
+        if isHost {
+            if roomCode == nil {
+                let ref = reserveRef(.room, timeoutMicros: 30_000_000)
+                sendJSON(.object(["op": "room_create", "ref": .number(ref), "bank": .string(configuration.bank)]))
+            } else {
+                startWanted = true
+                startIfFull()
+            }
+        } else if roomCode == nil {
+            guard let code = rooms.code(group: roomGroup) else {
+                return loop.schedule(afterMicros: 50_000) { [self] in
+                    if case .matching = phase { nextRoomGame() }
+                }
+            }
+            roomCode = code
+            let ref = reserveRef(.room, timeoutMicros: 30_000_000)
+            sendJSON(.object(["op": "room_join", "ref": .number(ref), "code": .string(code)]))
+        }
+    }
+
+    private func startIfFull() {
+        guard startWanted, roomMembers >= groupSize, case .matching = phase else { return }
+        startWanted = false
+        let ref = reserveRef(.room, timeoutMicros: 30_000_000)
+        sendJSON(.object(["op": "room_start", "ref": .number(ref)]))
+    }
+
+    private func roomReplied(_ bytes: UnsafeRawBufferPointer) {
+        guard frame.ok else {
+            if let code = frame.code { stats.error(code) }
+            if case .matching = phase { retryRoom() }
+            return
+        }
+        guard let reply = try? JSONParser.parse(bytes), let room = reply["data"]?["room"] else { return }
+        if case .array(let members)? = room["members"] { roomMembers = max(roomMembers, members.count) }
+        if isHost, roomCode == nil, let code = room["code"]?.string {
+            roomCode = code
+            rooms.post(group: roomGroup, code: code)
+            startWanted = true
+            startIfFull()
+        }
+    }
+
+    /// A refused room request: try again shortly (a start may race the last game's end).
+    private func retryRoom() {
+        if isHost, roomCode != nil { startWanted = true }
+        loop.schedule(afterMicros: 200_000) { [self] in
+            if case .matching = phase { isHost && roomCode != nil ? startIfFull() : nextRoomGame() }
+        }
+    }
+
+    /// A `room` event: the host starts once every member is in.
+    private func roomEvent(_ bytes: UnsafeRawBufferPointer) {
+        guard let event = try? JSONParser.parse(bytes), event["event"] == "room",
+              case .array(let members)? = event["record"]?["members"] else { return }
+        roomMembers = members.count
+        if isHost { startIfFull() }
     }
 
     private func queueReplied() {
@@ -515,13 +605,14 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
         let deadline = frame.question.deadlineMs ?? 0
         let anyCorrect = frame.answers.contains { $0.correct }
         let answerCount = frame.answers.count
+        let seats = configuration.roomSize ?? 2
         // The frame is handled as it arrives, so its arrival on the wall clock is now.
         let lateness = wallMs() - Int64(deadline)
         let key = AnswerKey(duel: duel.hash, index: frame.questionIndex ?? -1, player: me.hash)
         stats.update { state in
             state.knowledge[Int64(questionID)] = correct
             // Only reveals the deadline caused measure lateness.
-            if !anyCorrect && answerCount < 2 { state.revealLateness.record(UInt64(max(0, lateness)) * 1_000) }
+            if !anyCorrect && answerCount < seats { state.revealLateness.record(UInt64(max(0, lateness)) * 1_000) }
             state.sentAt.removeValue(forKey: key)
         }
     }

@@ -23,6 +23,10 @@ public struct BotConfiguration: Sendable {
     /// Reconnect on any drop, sign in again with the session token and `resume` the duel
     /// from the last seq seen (the drills: `bench/drills`).
     public var reconnect = false
+    /// Play in rooms of this many bots instead of the ranked queue: bot `i` is in room
+    /// `i / roomSize`, whose first bot creates it and starts every game (the next one as
+    /// soon as a game completes). 1 plays practice games alone.
+    public var roomSize: Int?
 
     public init() {}
 }

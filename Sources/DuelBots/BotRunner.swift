@@ -39,10 +39,11 @@ public struct BotRunner: Sendable {
             meter.endWindow()
         }
         let finishedLine = FinishLine(count: configuration.bots)
+        let rooms = RoomBoard()
         let bots = (0..<configuration.bots).map { index in
             Bot(
                 index: index, configuration: configuration, stats: stats, loop: loops[index % loops.count],
-                deadline: deadline, shouldStop: shouldStop, finished: finishedLine.finishOne)
+                deadline: deadline, rooms: rooms, shouldStop: shouldStop, finished: finishedLine.finishOne)
         }
         let botsByLoop = loops.indices.map { which in bots.filter { $0.index % loops.count == which } }
         let stopper = Task {

@@ -26,6 +26,8 @@ struct DuelBotsCommand: AsyncParsableCommand {
     var acknowledged: String?
     @Option(help: "File of session tokens, one per line: bots authenticate with them instead of signing up.")
     var tokens: String?
+    @Option(name: .customLong("room-size"), help: "Play in rooms of this many bots (2-4) instead of the queue; 1 plays practice.")
+    var roomSize: Int?
     @Flag(help: "Print the final report as JSON only.") var json = false
 
     func run() async throws {
@@ -42,6 +44,10 @@ struct DuelBotsCommand: AsyncParsableCommand {
         config.skipRate = skip
         config.idle = idle
         config.reconnect = reconnect
+        if let roomSize {
+            guard (1...4).contains(roomSize) else { throw ValidationError("--room-size: 1 to 4") }
+            config.roomSize = roomSize
+        }
         if let tokens {
             config.tokens = try String(contentsOfFile: tokens, encoding: .utf8).split(separator: "\n").map(String.init)
         }

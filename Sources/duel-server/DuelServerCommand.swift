@@ -38,6 +38,12 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("reveal-ms"), help: "Reveal pause (default 2000).") var revealMs: Int64?
     @Option(name: .customLong("abandon-ms"), help: "Disconnection that forfeits a duel (default 60000).") var abandonMs: Int64?
     @Option(name: .customLong("questions"), help: "Questions per duel (default 10).") var questions: Int?
+    @Option(name: .customLong("challenge-ttl-ms"), help: "How long a challenge waits for its target (default 300000).")
+    var challengeTtlMs: Int64?
+    @Option(name: .customLong("challenges-per-minute"), help: "New challenges one player may make per minute (default 5).")
+    var challengesPerMinute: Int?
+    @Option(name: .customLong("rematch-window-ms"), help: "How long a rematch offer waits for the opponent's (default 30000).")
+    var rematchWindowMs: Int64?
     @Option(name: .customLong("allowed-origin"), help: "Allowed Origin for WebSocket upgrades; repeat for several (env QUIZDUEL_ALLOWED_ORIGINS, comma-separated). Default: any.")
     var allowedOrigins: [String] = []
     @Option(name: .customLong("max-connections-per-address"), help: "Connection cap per client address (default 256).")
@@ -74,6 +80,9 @@ struct Serve: ParsableCommand {
         if let answerMs { config.duel.answerWindowMs = answerMs }
         if let revealMs { config.duel.revealMs = revealMs }
         if let abandonMs { config.duel.abandonAfterMs = abandonMs }
+        if let challengeTtlMs { config.challengeTtlMs = max(1, challengeTtlMs) }
+        if let challengesPerMinute { config.challengesPerMinute = max(1, challengesPerMinute) }
+        if let rematchWindowMs { config.rematchWindowMs = max(1, rematchWindowMs) }
         if let questions { config.duel.questionCount = questions }
         config.allowedOrigins = allowedOrigins.isEmpty
             ? (environment["QUIZDUEL_ALLOWED_ORIGINS"] ?? "").split(separator: ",").map { String($0) }

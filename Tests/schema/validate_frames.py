@@ -14,11 +14,13 @@ Rules:
 - every "out" frame valid against client-message.json is never answered bad_json,
   bad_request or unknown_op (except the two verdicts that depend on state no schema can
   see: an `answer` choice past the open question's options, when the question's options
-  are not known from a logged record to include it, and `profile` of an unknown player);
+  are not known from a logged record to include it, `profile` of an unknown player, a
+  `challenge` of oneself, and a `rematch` of a duel not finished, not ranked or rematched);
   an invalid one is answered with an error, or not at all;
-- the records (events, auth/login/history replies) also pass cross-field checks that
-  JSON Schema cannot state (ids of the by-player maps are the duel's players, the reveal
-  is of the current question, an operator's end leaves ratings unchanged...).
+- the records (events, auth/login/history replies, rooms and challenges) also pass
+  cross-field checks that JSON Schema cannot state (ids of the by-player maps are the
+  duel's players, the reveal is of the current question, an operator's end leaves ratings
+  unchanged, a room's host is one of its members...).
 
 Client frames are read as the server reads them (DuelCore's JSONParser): NaN and
 Infinity, lone surrogates, numbers out of range and nesting deeper than 32 are not
@@ -47,8 +49,14 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCHEMA_DIR = ROOT / "docs" / "schema"
 BASE = "https://quizduel.example/schema/"
 DUEL_EVENTS = ["init", "question", "answered", "reveal", "complete"]
-EVENT_KINDS = DUEL_EVENTS + ["queued"]
+# Events of a player rather than of a duel (issue 12): kind -> server-message.json definition.
+PLAYER_EVENTS = {"room": "room_event", "challenge": "challenge_event", "rematch": "rematch_event"}
+EVENT_KINDS = DUEL_EVENTS + ["queued"] + list(PLAYER_EVENTS)
 DECODING_CODES = {"bad_json", "bad_request", "unknown_op"}
+# bad_request verdicts on a schema-valid frame that depend on state (PGConnection+Challenges.swift, +Rematch.swift).
+CHALLENGE_OF_ONESELF = "username: you cannot challenge yourself"
+REMATCH_REFUSALS = {"duel_id: only ranked duels have rematches", "duel_id: the duel is not over",
+                    "duel_id: that duel was already rematched"}
 MAX_DEPTH = 32  # JSONParser.maxDepth
 INT64 = (-(2**63), 2**63 - 1)
 
@@ -72,6 +80,7 @@ class Schemas:
         self._validators: dict[str, Draft202012Validator] = {}
         self.ops: list[str] = self.contents["defs.json"]["$defs"]["op"]["enum"]
         self.reply_defs: list[str] = [op for op in self.ops if op in self.contents["replies.json"]["$defs"]]
+        self.event_kinds: list[str] = self.contents["defs.json"]["$defs"]["event_kind"]["enum"]
 
     def validator(self, uri: str) -> Draft202012Validator:
         if uri not in self._validators:
@@ -238,6 +247,10 @@ def record_problems(record: dict) -> list[str]:
             problems.append("result.placements: nobody is placed first")
         if result["winner"] is not None and places.get(result["winner"]) != 1:
             problems.append("result.winner: not placed first")
+        if result["winner"] is not None and len(ids) != 2:
+            problems.append("result.winner: set in a game of other than two players")
+        if any(place > len(ids) for place in places.values()):
+            problems.append("result.placements: a place past the number of players")
         if not record["rated"]:
             for player, change in result["ratings"].items():
                 if change["before"] != change["after"]:
@@ -249,6 +262,38 @@ def record_problems(record: dict) -> list[str]:
         if result["reason"] == "completed" and record["question_index"] != record["question_count"] - 1:
             problems.append("result: completed before its last question")
     return problems
+
+
+def room_problems(room: dict) -> list[str]:
+    """What JSON Schema cannot say about a (schema-valid) room record."""
+    problems = []
+    ids = [m["id"] for m in room["members"]]
+    if len(set(ids)) != len(ids):
+        problems.append("members: the same player twice")
+    if len(ids) > room["max_players"]:
+        problems.append("members: more than max_players")
+    if room["state"] != "closed" and room["host"] not in ids:
+        problems.append("host: not a member")
+    return problems
+
+
+def challenge_problems(challenge: dict) -> list[str]:
+    """What JSON Schema cannot say about a (schema-valid) challenge record."""
+    problems = []
+    if challenge["from"]["id"] == challenge["to"]["id"]:
+        problems.append("from and to are the same player")
+    if challenge["expires_at"] < challenge["created_at"]:  # same fixed-width ISO format: compares as times
+        problems.append("expires_at: before created_at")
+    return problems
+
+
+def rematch_problems(offer: dict) -> list[str]:
+    if offer["new_duel_id"] == offer["duel_id"]:
+        return ["new_duel_id: the duel rematched itself"]
+    return []
+
+
+PLAYER_EVENT_PROBLEMS = {"room": room_problems, "challenge": challenge_problems, "rematch": rematch_problems}
 
 
 def player_problems(player: dict, where: str) -> list[str]:
@@ -273,6 +318,25 @@ def reply_problems(op: str, data: dict) -> list[str]:
                 problems.append(f"entries[{i}].rank: {entry['rank']}, not {i + 1}")
             if entry["wins"] > entry["games"]:
                 problems.append(f"entries[{i}]: more wins than games")
+    if op in ("room_create", "room_join", "room_leave", "room_start"):
+        problems += [f"room: {p}" for p in room_problems(data["room"])]
+        if op == "room_create" and data["room"]["host"] != data["room"]["members"][0]["id"]:
+            problems.append("room: the creator is not its host")
+        if op == "room_start" and data["duel_id"] != data["room"]["duel_id"]:
+            problems.append("duel_id: not the room's duel_id")
+    if op in ("challenge", "challenge_accept", "challenge_decline"):
+        problems += [f"challenge: {p}" for p in challenge_problems(data["challenge"])]
+        if op == "challenge" and data["challenge_id"] != data["challenge"]["id"]:
+            problems.append("challenge_id: not the challenge's id")
+        if op == "challenge_accept" and data["duel_id"] != data["challenge"]["duel_id"]:
+            problems.append("duel_id: not the challenge's duel_id")
+    if op == "challenges":
+        for i, challenge in enumerate(data["challenges"]):
+            problems += [f"challenges[{i}]: {p}" for p in challenge_problems(challenge)]
+            if i and challenge["created_at"] > data["challenges"][i - 1]["created_at"]:
+                problems.append(f"challenges[{i}]: newer than the one before (newest first)")
+        if len({c["id"] for c in data["challenges"]}) != len(data["challenges"]):
+            problems.append("challenges: the same challenge twice")
     if op == "mistakes":
         for i, q in enumerate(data["questions"]):
             if q["correct_choice"] >= len(q["choices"]):
@@ -355,6 +419,8 @@ class Checker:
                 return "queued_event"
             if message.get("event") in DUEL_EVENTS:
                 return "duel_event"
+            if message.get("event") in PLAYER_EVENTS:
+                return PLAYER_EVENTS[message["event"]]
         return ""
 
     def note_record(self, record: dict):
@@ -381,6 +447,9 @@ class Checker:
             if message["event"] == "queued":
                 if message["commit_timestamp"] != message["record"]["queued_at"]:
                     report.fail(where, "queued: commit_timestamp differs from record.queued_at")
+            elif message["event"] in PLAYER_EVENTS:
+                for problem in PLAYER_EVENT_PROBLEMS[message["event"]](message["record"]):
+                    report.fail(where, f"{message['event']} record: {problem}")
             else:
                 record = message["record"]
                 self.note_record(record)
@@ -422,6 +491,10 @@ class Checker:
             self.choice_refusals.append((where, m["duel_id"], int(m["question_index"]), int(m["choice"])))
             return
         if request.op == "profile" and code == "bad_request" and message["message"] == "player: no such player":
+            return
+        if request.op == "challenge" and code == "bad_request" and message["message"] == CHALLENGE_OF_ONESELF:
+            return
+        if request.op == "rematch" and code == "bad_request" and message["message"] in REMATCH_REFUSALS:
             return
         report.fail(where, f"{code} ({message['message']!r}) for the frame of {request.where}, which the schema accepts")
 
@@ -537,7 +610,7 @@ def main(argv: list[str] | None = None) -> int:
 
     missing_ops = [op for op in schemas.ops if not report.ops[op]]
     missing_replies = [op for op in schemas.reply_defs if not report.replies[op]]
-    missing_events = [kind for kind in EVENT_KINDS if not report.events[kind]]
+    missing_events = [kind for kind in schemas.event_kinds if not report.events[kind]]
     codes = schemas.contents["defs.json"]["$defs"]["error_code"]["enum"]
 
     print(f"frames: {report.frames} checked ({report.out_frames} out, {report.in_frames} in) "
@@ -547,7 +620,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"replies checked: {counts(report.replies, schemas.reply_defs)}"
           + (f"; not seen: {', '.join(missing_replies)}" if missing_replies else ""))
     print(f"  replies and errors paired with no request (envelope only): {report.unpaired}")
-    print(f"events: {counts(report.events, EVENT_KINDS)}" + (f"; not seen: {', '.join(missing_events)}" if missing_events else ""))
+    print(f"events: {counts(report.events, schemas.event_kinds)}" + (f"; not seen: {', '.join(missing_events)}" if missing_events else ""))
     print(f"error codes: {counts(report.errors, codes)}"
           + (f"; not seen: {', '.join(c for c in codes if not report.errors[c])}" if any(not report.errors[c] for c in codes) else ""))
 
