@@ -2,7 +2,8 @@
 
 The main transcript is docs/PROTOCOL.md's worked example made complete: real-looking ids,
 every field written out, a two-question duel, a reconnect with auth and resume, a second
-duel lost by forfeit, every other op once, and some deliberate bad input.
+duel lost by forfeit, a room's game of three, a challenge declined and one accepted, a
+rematch, every other op once, and some deliberate bad input.
 
 `python Tests/schema/test_validator.py DIR` writes that transcript to DIR/transcript.jsonl
 (to try Tests/schema/run on it: FRAMES_DIR=DIR Tests/schema/run).
@@ -24,6 +25,14 @@ BO = "b2b2b2b2-2222-4222-8222-222222222222"
 DUEL = "d7d7d7d7-7777-4777-8777-777777777777"
 DUEL2 = "e8e8e8e8-8888-4888-8888-888888888888"
 DUEL3 = "f9f9f9f9-9999-4999-8999-999999999999"
+CY = "c3c3c3c3-3333-4333-8333-333333333333"
+ROOM_DUEL = "a4a4a4a4-4444-4444-8444-444444444444"
+CHALLENGE_DUEL = "c5c5c5c5-5555-4555-8555-555555555555"
+REMATCH_DUEL = "d6d6d6d6-6666-4666-8666-666666666666"
+CH1 = "0c0c0c0c-1111-4c1c-8c1c-0c0c0c0c0c01"
+CH2 = "0c0c0c0c-2222-4c2c-8c2c-0c0c0c0c0c02"
+TOKEN_C = "5e" + "00112233445566778899aabbccddeeff"[:30] + "0123456789abcdef" * 2
+ROOM_CODE = "K7QX3P"
 TOKEN_A = "9f" + "0123456789abcdef" * 3 + "0123456789abcd"
 TOKEN_B = "7c" + "fedcba9876543210" * 3 + "fedcba9876543210"[:14]
 T0 = 1763764800000
@@ -65,6 +74,24 @@ def record(duel, state, scores=(0, 0), index=0, q=None, answers=(), reveal=None,
         "question_count": 2, "question_index": index, "question": q, "answers": list(answers),
         "reveal": reveal, "result": result,
     }
+
+
+def room(members, state="open", host=ADA, duel=None, games=0, connected=()):
+    names = {ADA: "ada", BO: "bob", CY: "cy_3"}
+    return {"code": ROOM_CODE, "bank": "world-capitals", "host": host, "questions": 1, "answer_ms": 10_000,
+            "max_players": 3, "members": [{"id": m, "username": names[m], "connected": m not in connected} for m in members],
+            "state": state, "duel_id": duel, "games": games}
+
+
+def challenge(cid, state, duel=None, made=0):
+    return {"id": cid, "from": {"id": BO, "username": "bob"}, "to": {"id": ADA, "username": "ada"},
+            "bank": "world-capitals", "state": state, "created_at": iso(made), "expires_at": iso(made + 300_000),
+            "duel_id": duel}
+
+
+def row_event(kind, table, kind_type, at_ms, rec):
+    return {"op": "event", "event": kind, "table": table, "type": kind_type, "commit_timestamp": iso(at_ms),
+            "server_time_ms": at_ms, "record": rec}
 
 
 def event(kind, duel, seq, at_ms, rec):
@@ -222,6 +249,7 @@ def transcript():
     over = dict(alone, state="finished", result={
         "winner": None, "reason": "forfeit", "ratings": {ADA: {"before": 1500, "after": 1500}}, "placements": {ADA: 1}})
     log.inn(a, event("complete", DUEL3, 2, T0 + 42_500, over))
+    rooms_challenges_and_rematch(log)
     # Sign out and in again.
     log.out(a, {"op": "logout", "ref": 15})
     log.inn(a, reply(15))
@@ -251,6 +279,142 @@ def transcript():
     log.out(eve, {"op": "banks"})
     log.inn(eve, error(None, "rate_limited", "too many messages; slow down"))
     return log
+
+
+def rooms_challenges_and_rematch(log):
+    """Issue 12: a room's game of three, challenges, a rematch (appended to the transcript)."""
+    a, b, cy = "ada", "bo", "cy"
+    t1 = T0 + 60_000
+
+    def to(conns, frame):
+        for conn in conns:
+            log.inn(conn, frame)
+
+    # A room: Ada creates it, Bo and Cy join (codes as people type them), Bo may not start it.
+    log.out(cy, {"op": "signup", "ref": 1, "username": "cy_3", "password": "sesame street"})
+    log.inn(cy, reply(1, {"player": player(CY, "cy_3"), "token": TOKEN_C}))
+    log.out(a, {"op": "room_create", "ref": 19, "bank": "world-capitals", "questions": 1, "answer_ms": 10_000,
+                "max_players": 3})
+    r0 = room([ADA])
+    log.inn(a, row_event("room", "rooms", "INSERT", t1, r0))
+    log.inn(a, reply(19, {"room": r0}))
+    log.out(b, {"op": "room_join", "ref": "s8", "code": " k7qx3p "})
+    r1 = room([ADA, BO])
+    to((a, b), row_event("room", "rooms", "UPDATE", t1 + 1_000, r1))
+    log.inn(b, reply("s8", {"room": r1}))
+    log.out(cy, {"op": "room_join", "ref": 2, "code": ROOM_CODE})
+    r2 = room([ADA, BO, CY])
+    to((a, b, cy), row_event("room", "rooms", "UPDATE", t1 + 2_000, r2))
+    log.inn(cy, reply(2, {"room": r2}))
+    log.out(b, {"op": "room_start", "ref": "s9"})
+    log.inn(b, error("s9", "not_host", "only the room's host can do that"))
+    log.out(cy, {"op": "queue", "ref": 3, "bank": "world-capitals"})
+    log.inn(cy, error(3, "in_room", "you are in a room; leave it first"))
+    # Ada starts a game of one question: Ada wrong, Cy right (Bo locked out); Cy places first.
+    log.out(a, {"op": "room_start", "ref": 20})
+    r3 = room([ADA, BO, CY], "playing", duel=ROOM_DUEL, games=1)
+    to((a, b, cy), row_event("room", "rooms", "UPDATE", t1 + 3_000, r3))
+    log.inn(a, reply(20, {"duel_id": ROOM_DUEL, "room": r3}))
+    seats = [{"id": ADA, "username": "ada", "rating": 1671, "score": 0, "connected": True},
+             {"id": BO, "username": "bob", "rating": 1331, "score": 0, "connected": True},
+             {"id": CY, "username": "cy_3", "rating": 1500, "score": 0, "connected": True}]
+    game = dict(record(ROOM_DUEL, "countdown"), mode="room", rated=False, players=seats, question_count=1)
+    to((a, b, cy), event("init", ROOM_DUEL, 1, t1 + 3_000, game))
+    o = t1 + 6_000
+    q = question(0, Q0, o)
+    to((a, b, cy), event("question", ROOM_DUEL, 2, o, dict(game, state="question", question=q)))
+    log.out(a, {"op": "answer", "ref": 21, "duel_id": ROOM_DUEL, "question_index": 0, "choice": 3})
+    log.inn(a, reply(21, {"correct": False, "points": 0}))
+    wrong = {"player": ADA, "correct": False, "at_ms": o + 1_000}
+    to((a, b, cy), event("answered", ROOM_DUEL, 3, o + 1_000, dict(game, state="question", question=q, answers=[wrong])))
+    log.out(cy, {"op": "answer", "ref": 4, "duel_id": ROOM_DUEL, "question_index": 0, "choice": 1})
+    log.inn(cy, reply(4, {"correct": True, "points": 180}))
+    right = {"player": CY, "correct": True, "at_ms": o + 2_000}
+    scored = copy.deepcopy(seats)
+    scored[2]["score"] = 180
+    answered = dict(game, state="question", players=scored, question=q, answers=[wrong, right])
+    to((a, b, cy), event("answered", ROOM_DUEL, 4, o + 2_000, answered))
+    shown = {"question_index": 0, "correct_choice": 1, "choices": {ADA: 3, BO: None, CY: 1},
+             "points": {ADA: 0, BO: 0, CY: 180}}
+    to((a, b, cy), event("reveal", ROOM_DUEL, 5, o + 2_000, dict(answered, state="reveal", reveal=shown)))
+    unchanged = {ADA: {"before": 1671, "after": 1671}, BO: {"before": 1331, "after": 1331},
+                 CY: {"before": 1500, "after": 1500}}
+    done = dict(answered, state="finished", reveal=shown, result={
+        "winner": None, "reason": "completed", "ratings": unchanged, "placements": {CY: 1, ADA: 2, BO: 2}})
+    to((a, b, cy), event("complete", ROOM_DUEL, 6, o + 4_000, done))
+    r4 = room([ADA, BO, CY], duel=ROOM_DUEL, games=1)
+    to((a, b, cy), row_event("room", "rooms", "UPDATE", o + 4_000, r4))
+    # Everyone leaves: the host role passes on, the last one out closes the room.
+    log.out(a, {"op": "room_leave", "ref": 22})
+    r5 = room([BO, CY], host=BO, duel=ROOM_DUEL, games=1)
+    to((a, b, cy), row_event("room", "rooms", "UPDATE", o + 5_000, r5))
+    log.inn(a, reply(22, {"room": r5}))
+    log.out(b, {"op": "room_leave", "ref": "s10"})
+    r6 = room([CY], host=CY, duel=ROOM_DUEL, games=1)
+    to((b, cy), row_event("room", "rooms", "UPDATE", o + 6_000, r6))
+    log.inn(b, reply("s10", {"room": r6}))
+    log.out(cy, {"op": "room_leave", "ref": 5})
+    r7 = room([], "closed", host=CY, duel=ROOM_DUEL, games=1)
+    log.inn(cy, row_event("room", "rooms", "DELETE", o + 7_000, r7))
+    log.inn(cy, reply(5, {"room": r7}))
+    log.out(a, {"op": "room_join", "ref": 23, "code": ROOM_CODE})
+    log.inn(a, error(23, "unknown_room", "no such room"))
+    # Challenges: Bo challenges Ada, who declines; Bo asks again, Ada accepts, Bo gives up.
+    t2 = o + 10_000
+    log.out(b, {"op": "challenge", "ref": "s11", "username": "ADA", "bank": "world-capitals"})
+    c1 = challenge(CH1, "pending", made=t2)
+    to((b, a), row_event("challenge", "challenges", "INSERT", t2, c1))
+    log.inn(b, reply("s11", {"challenge_id": CH1, "challenge": c1}))
+    log.out(a, {"op": "challenges", "ref": 24})
+    log.inn(a, reply(24, {"challenges": [c1]}))
+    log.out(a, {"op": "challenge_decline", "ref": 25, "challenge_id": CH1})
+    declined = challenge(CH1, "declined", made=t2)
+    to((a, b), row_event("challenge", "challenges", "UPDATE", t2 + 1_000, declined))
+    log.inn(a, reply(25, {"challenge": declined}))
+    log.out(b, {"op": "challenge", "ref": "s12", "username": "ada", "bank": "world-capitals"})
+    c2 = challenge(CH2, "pending", made=t2 + 2_000)
+    to((b, a), row_event("challenge", "challenges", "INSERT", t2 + 2_000, c2))
+    log.inn(b, reply("s12", {"challenge_id": CH2, "challenge": c2}))
+    log.out(a, {"op": "challenge_accept", "ref": 26, "challenge_id": CH1})
+    log.inn(a, error(26, "unknown_challenge", "that challenge was already declined"))
+    log.out(a, {"op": "challenge_accept", "ref": 27, "challenge_id": CH2})
+    accepted = challenge(CH2, "accepted", CHALLENGE_DUEL, made=t2 + 2_000)
+    to((a, b), row_event("challenge", "challenges", "UPDATE", t2 + 3_000, accepted))
+    log.inn(a, reply(27, {"duel_id": CHALLENGE_DUEL, "challenge": accepted}))
+    duel = dict(record(CHALLENGE_DUEL, "countdown"), mode="challenge", rated=False)
+    duel["players"] = [duel["players"][1], duel["players"][0]]  # challenger first
+    to((a, b), event("init", CHALLENGE_DUEL, 1, t2 + 3_000, duel))
+    log.out(b, {"op": "forfeit", "ref": "s13", "duel_id": CHALLENGE_DUEL})
+    log.inn(b, reply("s13"))
+    to((a, b), event("complete", CHALLENGE_DUEL, 2, t2 + 4_000, dict(duel, state="finished", result={
+        "winner": ADA, "reason": "forfeit", "ratings": {BO: {"before": 1500, "after": 1500},
+                                                         ADA: {"before": 1500, "after": 1500}},
+        "placements": {ADA: 1, BO: 2}})))
+    log.out(cy, {"op": "challenge", "ref": 6, "username": "Cy_3", "bank": "world-capitals"})
+    log.inn(cy, error(6, "bad_request", "username: you cannot challenge yourself"))
+    log.out(cy, {"op": "challenge", "ref": 7, "username": "nobody", "bank": "world-capitals"})
+    log.inn(cy, error(7, "unknown_player", "no such player"))
+    # A rematch of duel 2: Bo offers, Ada takes it; practice has none.
+    t3 = t2 + 10_000
+    log.out(b, {"op": "rematch", "ref": "s14", "duel_id": DUEL2})
+    offer = {"duel_id": DUEL2, "from": BO, "state": "offered", "expires_at": iso(t3 + 30_000), "new_duel_id": None}
+    to((b, a), row_event("rematch", "rematches", "INSERT", t3, offer))
+    log.inn(b, reply("s14", {"state": "offered", "expires_at": iso(t3 + 30_000)}))
+    log.out(a, {"op": "rematch", "ref": 28, "duel_id": DUEL2})
+    taken = {"duel_id": DUEL2, "from": ADA, "state": "accepted", "expires_at": None, "new_duel_id": REMATCH_DUEL}
+    to((a, b), row_event("rematch", "rematches", "UPDATE", t3 + 2_000, taken))
+    log.inn(a, reply(28, {"state": "started", "duel_id": REMATCH_DUEL}))
+    again = record(REMATCH_DUEL, "countdown")
+    again["players"][0]["rating"], again["players"][1]["rating"] = 1671, 1331
+    to((a, b), event("init", REMATCH_DUEL, 1, t3 + 2_000, again))
+    log.out(a, {"op": "forfeit", "ref": 29, "duel_id": REMATCH_DUEL})
+    log.inn(a, reply(29))
+    to((a, b), event("complete", REMATCH_DUEL, 2, t3 + 3_000, dict(again, state="finished", result={
+        "winner": BO, "reason": "forfeit", "ratings": {ADA: {"before": 1671, "after": 1660},
+                                                       BO: {"before": 1331, "after": 1342}},
+        "placements": {BO: 1, ADA: 2}})))
+    log.out(a, {"op": "rematch", "ref": 30, "duel_id": DUEL3})
+    log.inn(a, error(30, "bad_request", "duel_id: only ranked duels have rematches"))
 
 
 def run(tmp_path, log, *args, name="frames.jsonl"):
@@ -283,7 +447,7 @@ def test_schema_files_are_valid_draft_2020_12(name):
 
 def test_every_op_has_a_client_definition_and_a_reply_definition():
     schemas = vf.Schemas()
-    assert len(schemas.ops) == 16
+    assert len(schemas.ops) == 25
     assert schemas.reply_defs == schemas.ops
     for op in schemas.ops:
         assert schemas.contents["client-message.json"]["$defs"][op]["properties"]["op"] == {"const": op}
@@ -293,6 +457,19 @@ def test_error_codes_and_finish_reasons_include_the_new_ones():
     defs = json.loads((vf.SCHEMA_DIR / "defs.json").read_text(encoding="utf-8"))["$defs"]
     assert "account_disabled" in defs["error_code"]["enum"]
     assert "ended" in defs["finish_reason"]["enum"]
+    assert {"unknown_room", "room_full", "room_busy", "not_host", "room_too_small", "in_room", "unknown_player",
+            "unknown_challenge", "challenge_expired"} <= set(defs["error_code"]["enum"])
+    assert {"room", "challenge"} <= set(defs["duel_mode"]["enum"])
+
+
+def test_every_event_kind_has_an_event_definition():
+    schemas = vf.Schemas()
+    assert schemas.event_kinds == vf.EVENT_KINDS
+    server = schemas.contents["server-message.json"]["$defs"]
+    assert set(vf.PLAYER_EVENTS.values()) <= set(server)
+    for kind, pointer in vf.PLAYER_EVENTS.items():
+        assert server[pointer]["properties"]["event"] == {"const": kind}
+        assert {"duel_id", "seq"}.isdisjoint(server[pointer]["properties"])
 
 
 @pytest.mark.parametrize("frame", [
@@ -305,6 +482,17 @@ def test_error_codes_and_finish_reasons_include_the_new_ones():
     {"op": "history", "limit": 100},
     {"op": "report", "question_id": -5, "reason": "x" * 500},
     {"op": "profile", "player": None},
+    {"op": "room_create", "bank": "world-capitals"},
+    {"op": "room_create", "bank": "b", "questions": 20, "answer_ms": 5000, "max_players": 2},
+    {"op": "room_create", "bank": "b", "questions": None, "answer_ms": None, "max_players": None},
+    {"op": "room_join", "code": " k7qx3p "},
+    {"op": "room_leave"},
+    {"op": "room_start", "ref": 3},
+    {"op": "challenge", "username": "x" * 64, "bank": "b"},
+    {"op": "challenge_accept", "challenge_id": "not-a-uuid"},
+    {"op": "challenge_decline", "challenge_id": CH1},
+    {"op": "challenges"},
+    {"op": "rematch", "duel_id": DUEL},
 ])
 def test_client_schema_accepts(frame):
     assert vf.Schemas().client().is_valid(frame)
@@ -334,6 +522,22 @@ def test_client_schema_accepts(frame):
     {"op": "report", "question_id": 1, "reason": "x" * 501},
     {"op": "report", "question_id": 1, "reason": "two\nlines"},
     {"op": "report", "question_id": 1, "reason": "bell\u0085"},
+    {"op": "room_create"},
+    {"op": "room_create", "bank": "b", "questions": 0},
+    {"op": "room_create", "bank": "b", "questions": 21},
+    {"op": "room_create", "bank": "b", "answer_ms": 4999},
+    {"op": "room_create", "bank": "b", "answer_ms": 60001},
+    {"op": "room_create", "bank": "b", "max_players": 1},
+    {"op": "room_create", "bank": "b", "max_players": 5},
+    {"op": "room_join"},
+    {"op": "room_join", "code": "x" * 33},
+    {"op": "room_join", "code": None},
+    {"op": "challenge", "username": "ada"},
+    {"op": "challenge", "username": "x" * 65, "bank": "b"},
+    {"op": "challenge_accept"},
+    {"op": "challenge_decline", "challenge_id": "x" * 129},
+    {"op": "rematch"},
+    {"op": "rematch", "duel_id": 5},
 ])
 def test_client_schema_refuses(frame):
     assert not vf.Schemas().client().is_valid(frame)
@@ -528,6 +732,129 @@ def test_a_broken_log_line_fails(tmp_path, capsys):
     assert vf.main([str(path)]) == 1
     assert "log line must be" in capsys.readouterr().out
 
+
+
+# --- rooms, challenges and rematches (issue 12) -------------------------------------------------
+
+def test_coverage_requires_the_new_event_kinds(tmp_path, capsys):
+    log = transcript()
+    log.lines = [line for line in log.lines if '"event":"rematch"' not in line["frame"]]
+    assert run(tmp_path, log) == 0
+    assert run(tmp_path, log, "--require-coverage") == 1
+    assert "events not seen: rematch" in capsys.readouterr().out
+
+
+def test_coverage_requires_the_new_ops(tmp_path, capsys):
+    log = transcript()
+    log.lines = [line for line in log.lines if '"op":"challenges"' not in line["frame"]]
+    assert run(tmp_path, log, "--require-coverage") == 1
+    out = capsys.readouterr().out
+    assert "ops not seen: challenges" in out and "replies not seen: challenges" in out
+
+
+def edited_event(change, conn="ada", kind="room", where=lambda f: True):
+    log = transcript()
+    index = line_of(log, conn, "in", lambda f: f.get("event") == kind and where(f))
+    edit(log, index, change)
+    return log
+
+
+@pytest.mark.parametrize("kind, change, expected", [
+    ("room", lambda f: f.update(duel_id=ROOM_DUEL), "duel_id"),
+    ("room", lambda f: f.update(seq=1), "seq"),
+    ("room", lambda f: f["record"].update(code="K7QX3B"), "$.record.code"),
+    ("room", lambda f: f["record"].update(extra=True), "$.record"),
+    ("room", lambda f: f["record"]["members"][0].update(ready=True), "$.record.members[0]"),
+    ("room", lambda f: f["record"].update(state="playing"), "$.record"),
+    ("room", lambda f: f["record"].update(games=1), "$.record"),
+    ("room", lambda f: f.update(type="DELETE"), "$.record.state"),
+    ("room", lambda f: f.update(table="room"), "$.table"),
+    ("challenge", lambda f: f["record"].update(duel_id=CHALLENGE_DUEL), "$.record.duel_id"),
+    ("challenge", lambda f: f["record"].update(state="accepted"), "$.record"),
+    ("challenge", lambda f: f["record"]["from"].update(rating=1500), "$.record.from"),
+    ("challenge", lambda f: f["record"].update(created_at="2026-11-21 22:40:00"), "$.record.created_at"),
+    ("rematch", lambda f: f["record"].update(state="accepted"), "$.record"),
+    ("rematch", lambda f: f["record"].update(expires_at=None), "$.record.expires_at"),
+    ("rematch", lambda f: f.update(type="DELETE"), "$.type"),
+])
+def test_player_events_are_strict(tmp_path, capsys, kind, change, expected):
+    assert run(tmp_path, edited_event(change, kind=kind)) == 1
+    out = capsys.readouterr().out
+    assert "server-message.json" in out and expected in out
+
+
+@pytest.mark.parametrize("kind, change, where, problem", [
+    ("room", lambda f: f["record"].update(host=CY), lambda f: f["type"] == "INSERT", "host: not a member"),
+    ("room", lambda f: f["record"].update(max_players=2), lambda f: len(f["record"]["members"]) == 3,
+     "members: more than max_players"),
+    ("room", lambda f: f["record"]["members"].append(dict(f["record"]["members"][0])),
+     lambda f: len(f["record"]["members"]) == 2, "members: the same player twice"),
+    ("challenge", lambda f: f["record"].update(to=f["record"]["from"]), lambda f: True,
+     "from and to are the same player"),
+    ("challenge", lambda f: f["record"].update(expires_at=iso(T0)), lambda f: True, "expires_at: before created_at"),
+    ("rematch", lambda f: f["record"].update(new_duel_id=DUEL2), lambda f: f["type"] == "UPDATE",
+     "the duel rematched itself"),
+])
+def test_player_event_records_are_cross_checked(tmp_path, capsys, kind, change, where, problem):
+    assert run(tmp_path, edited_event(change, kind=kind, where=where)) == 1
+    assert problem in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("ref, change, expected", [
+    (19, lambda d: d["room"].update(state="playing"), "replies.json#/$defs/room_create"),
+    (20, lambda d: d.update(duel_id=DUEL), "duel_id: not the room's duel_id"),
+    (22, lambda d: d["room"].update(members=[]), "replies.json#/$defs/room_leave"),
+    (24, lambda d: d["challenges"][0].update(state="declined"), "replies.json#/$defs/challenges"),
+    (25, lambda d: d["challenge"].update(state="pending"), "replies.json#/$defs/challenge_decline"),
+    (27, lambda d: d.update(duel_id=DUEL), "duel_id: not the challenge's duel_id"),
+    (28, lambda d: d.update(expires_at=iso(T0)), "replies.json#/$defs/rematch"),
+])
+def test_new_replies_are_checked(tmp_path, capsys, ref, change, expected):
+    log = transcript()
+    index = line_of(log, "ada", "in", lambda f: f.get("op") == "reply" and f["ref"] == ref)
+    edit(log, index, lambda f: change(f["data"]))
+    assert run(tmp_path, log) == 1
+    assert expected in capsys.readouterr().out
+
+
+def test_a_challenge_reply_names_its_challenge(tmp_path, capsys):
+    log = transcript()
+    index = line_of(log, "bo", "in", lambda f: f.get("op") == "reply" and f["ref"] == "s11")
+    edit(log, index, lambda f: f["data"].update(challenge_id=CH2))
+    assert run(tmp_path, log) == 1
+    assert "challenge_id: not the challenge's id" in capsys.readouterr().out
+
+
+def test_state_dependent_bad_requests_of_challenge_and_rematch_only(tmp_path, capsys):
+    log = transcript()
+    log.out("cy", {"op": "rematch", "ref": 90, "duel_id": DUEL})
+    log.inn("cy", error(90, "bad_request", "duel_id: the duel is not over"))
+    assert run(tmp_path, log) == 0
+    log.out("cy", {"op": "challenge", "ref": 91, "username": "ada", "bank": "world-capitals"})
+    log.inn("cy", error(91, "bad_request", "username: is too long"))
+    assert run(tmp_path, log) == 1
+    assert "bad_request ('username: is too long') for the frame of" in capsys.readouterr().out
+
+
+def test_game_seats_follow_the_mode(tmp_path, capsys):
+    def log_with(kind, duel, change):
+        log = transcript()
+        index = line_of(log, "ada", "in", lambda f: f.get("event") == kind and f.get("duel_id") == duel)
+        edit(log, index, lambda f: change(f["record"]))
+        return log
+
+    two = [{"id": BO, "username": "bob", "rating": 1500, "score": 0, "connected": True}]
+    assert run(tmp_path, log_with("init", DUEL3, lambda r: r["players"].extend(two))) == 1
+    assert "$.record.players" in capsys.readouterr().out
+    assert run(tmp_path, log_with("init", CHALLENGE_DUEL, lambda r: r["players"].append(
+        {"id": CY, "username": "cy_3", "rating": 1500, "score": 0, "connected": True}))) == 1
+    assert "$.record.players" in capsys.readouterr().out
+    assert run(tmp_path, log_with("init", ROOM_DUEL, lambda r: r["players"].pop())) == 0
+    assert run(tmp_path, log_with("init", ROOM_DUEL, lambda r: r.update(rated=True))) == 1
+    assert run(tmp_path, log_with("complete", ROOM_DUEL, lambda r: r["result"].update(winner=CY))) == 1
+    assert "result.winner: set in a game of other than two players" in capsys.readouterr().out
+    assert run(tmp_path, log_with("complete", ROOM_DUEL, lambda r: r["result"]["placements"].update({BO: 4}))) == 1
+    assert "result.placements: a place past the number of players" in capsys.readouterr().out
 
 if __name__ == "__main__":
     directory = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
