@@ -51,6 +51,8 @@ extension ServerTests {
             #expect(try await a.client.request("challenge", ["username": .string(a.username), "bank": "world-capitals"])["code"] == "bad_request")
             #expect(try await a.client.request("challenge", ["username": .string(b.username), "bank": "nope"])["code"] == "unknown_bank")
             #expect(try await a.client.request("challenge", ["username": .string(b.username)])["code"] == "bad_request")
+            // A NUL would end the name where libpq reads it: "b\0x" must not challenge b.
+            #expect(try await a.client.request("challenge", ["username": .string(b.username + "\u{0}x"), "bank": "world-capitals"])["code"] == "bad_request")
             #expect(try await a.client.request("challenge_accept", ["challenge_id": "not-an-id"])["code"] == "unknown_challenge")
             #expect(try await a.client.request("challenge_decline", ["challenge_id": .string(UUID().uuidString.lowercased())])["code"] == "unknown_challenge")
             let first = try await a.client.request("challenge", ["username": .string(b.username), "bank": "world-capitals"])

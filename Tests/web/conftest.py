@@ -156,6 +156,16 @@ def browsers(request):
 
 
 @pytest.fixture
+def trio(request):
+    """Three browsers: the players of one room."""
+    os.environ.setdefault("SE_OFFLINE", "true")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    three = [make_browser(), make_browser(), make_browser()]
+    yield three
+    finish(request, three)
+
+
+@pytest.fixture
 def browser(request):
     """One browser, for tests that run several clients in one page."""
     os.environ.setdefault("SE_OFFLINE", "true")

@@ -4,7 +4,7 @@
 import { QuizDuelClient } from "./quizduel-client.js";
 
 const $ = (id) => document.getElementById(id);
-const screens = ["auth", "home", "matching", "duel", "end", "leaderboard", "profile", "history", "mistakes"];
+const screens = ["auth", "home", "friends", "room", "matching", "duel", "end", "leaderboard", "profile", "history", "mistakes"];
 const state = {
   player: null,
   banks: [],
@@ -18,6 +18,9 @@ const state = {
   starting: false,   // a practice request is on its way
   timer: null,       // the countdown's or the question timer's interval
   countdownEnds: 0,  // on the server's clock
+  room: null,        // the room record while I am a member
+  challenges: new Map(), // pending challenges by id (sent and received)
+  joinCode: new URLSearchParams(location.search).get("room"), // a shared link's room, joined after sign-in
 };
 
 const client = new QuizDuelClient(undefined, { token: localStorage.getItem("quizduel.token") });
@@ -76,6 +79,7 @@ client.on("down", () => {
 // resumes the live duel on its own: the missed events follow, in order.
 client.on("authenticated", ({ player, duel }) => {
   state.player = player;
+  refreshChallenges();
   if (duel && duel.state !== "finished") {
     if (state.duelId !== duel.id) newDuel(duel.id);
     state.duel = duel;
@@ -86,6 +90,7 @@ client.on("authenticated", ({ player, duel }) => {
   } else if (!$("screen-duel").hidden || !$("screen-auth").hidden || !$("screen-matching").hidden) {
     goHome();
   }
+  joinLinkedRoom();
 });
 
 // The stored token was refused (the session ended, or the account is disabled).
@@ -118,7 +123,8 @@ async function authenticate(op) {
     $("auth-error").textContent = error.message;
     return;
   }
-  goHome();
+  refreshChallenges();
+  if (!joinLinkedRoom()) goHome();
 }
 
 $("logout").addEventListener("click", async () => {
@@ -131,7 +137,9 @@ $("logout").addEventListener("click", async () => {
 
 // Signed out: forget the player and the duel, and stop its timer.
 function clearSession() {
-  Object.assign(state, { player: null, duel: null, duelId: null });
+  Object.assign(state, { player: null, duel: null, duelId: null, room: null });
+  state.challenges.clear();
+  badge();
   clearInterval(state.timer);
 }
 
@@ -217,6 +225,209 @@ function newDuel(id) {
   state.myPick = null;
 }
 
+// ---- rooms: 2-4 friends by invite code ----
+
+const ROOM_ERRORS = {
+  unknown_room: "No room has that code (it may have closed)", room_full: "That room is full",
+  room_busy: "That room is playing a game; try again when it ends", in_room: "Leave your room first",
+  already_queued: "You are waiting for a ranked duel: cancel it first", in_duel: "You are in a game",
+  not_host: "Only the host can start", room_too_small: "Wait for at least one friend to join",
+};
+
+function roomError(error) { return ROOM_ERRORS[error.code] ?? error.message; }
+
+// A shared link (/?room=CODE): join that room once signed in. Returns whether it tried.
+function joinLinkedRoom() {
+  if (!state.joinCode || !state.player) return false;
+  const code = state.joinCode;
+  state.joinCode = null;
+  window.history.replaceState(null, "", location.pathname); // (`history` here is the History screen)
+  joinRoom(code);
+  return true;
+}
+
+async function joinRoom(code) {
+  try {
+    showRoom((await client.roomJoin(code)).room);
+  } catch (error) {
+    await friends();
+    note("friends-note", roomError(error));
+  }
+}
+
+function roomLink(code) { return `${location.origin}/?room=${code}`; }
+
+// The room record from a reply or a `room` event; the lobby shows it when it is on screen.
+function setRoom(room) {
+  const mine = room && room.state !== "closed" && room.members.some((m) => m.id === state.player?.id);
+  state.room = mine ? room : null;
+  if (!$("screen-room").hidden) { if (state.room) renderRoom(); else friends(); }
+}
+
+function showRoom(room) {
+  setRoom(room);
+  if (!state.room) return;
+  note("room-note", "");
+  show("room");
+  renderRoom();
+}
+
+function initials(name) { return name.slice(0, 2).toUpperCase(); }
+
+function renderRoom() {
+  const r = state.room;
+  $("room-code-shown").textContent = r.code;
+  $("room-bank-shown").textContent = state.banks.find((b) => b.slug === r.bank)?.title ?? r.bank;
+  $("room-link").href = roomLink(r.code);
+  $("room-link").textContent = roomLink(r.code);
+  const seats = [];
+  for (let i = 0; i < r.max_players; i++) {
+    const m = r.members[i];
+    if (!m) { seats.push(el("li", { class: "empty" }, el("span", { class: "dot" }, "·"), "Waiting for a friend…")); continue; }
+    const tags = [m.id === r.host ? "host" : "", m.id === state.player.id ? "you" : "", m.connected ? "" : "offline"].filter(Boolean);
+    seats.push(el("li", { "data-member": m.id }, el("span", { class: `dot seat-${i}`, "aria-hidden": "true" }, initials(m.username)),
+      el("span", {}, m.username, tags.length ? el("span", { class: "muted" }, ` (${tags.join(", ")})`) : "")));
+  }
+  $("seats").replaceChildren(...seats);
+  const host = r.host === state.player.id;
+  $("room-start").hidden = !host;
+  $("room-start").disabled = r.members.length < 2 || r.state === "playing";
+  if (!host) note("room-note", r.state === "playing" ? "A game is on" : "The host starts the game");
+}
+
+client.on("room", (event) => {
+  setRoom(event.record);
+  // A game began: its init opens the game screen. A rematch started by the host, too.
+});
+
+$("room-create-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  try {
+    showRoom((await client.roomCreate($("room-bank").value, {
+      max_players: Number($("room-size").value), questions: Number($("room-questions").value),
+    })).room);
+  } catch (error) { note("friends-note", roomError(error)); }
+});
+
+$("room-join-form").addEventListener("submit", (e) => { e.preventDefault(); joinRoom($("room-code").value); });
+
+$("room-start").addEventListener("click", startRoomGame);
+
+async function startRoomGame() {
+  try { await client.roomStart(); } catch (error) {
+    const where = visibleNote() ?? "room";
+    note(`${where}-note`, roomError(error));
+  }
+}
+
+$("room-leave").addEventListener("click", async () => {
+  try { await client.roomLeave(); } catch { /* not in a room any more */ }
+  state.room = null;
+  friends();
+});
+
+$("room-copy").addEventListener("click", async () => {
+  try { await navigator.clipboard.writeText($("room-link").href); flash("Link copied"); } catch { flash($("room-link").href); }
+});
+
+// ---- challenges ----
+
+function badge() {
+  const received = [...state.challenges.values()].filter((c) => c.state === "pending" && c.to.id === state.player?.id).length;
+  $("inbox-badge").hidden = received === 0;
+  $("inbox-badge").textContent = String(received);
+}
+
+async function refreshChallenges() {
+  const list = await client.challenges().then((d) => d.challenges, () => null);
+  if (!list) return;
+  state.challenges = new Map(list.map((c) => [c.id, c]));
+  badge();
+  renderInbox();
+}
+
+client.on("challenge", (event) => {
+  const c = event.record;
+  if (c.state === "pending") state.challenges.set(c.id, c); else state.challenges.delete(c.id);
+  if (c.state === "pending" && c.to.id === state.player?.id) flash(`${c.from.username} challenges you (${c.bank})`);
+  if (c.state === "declined" && c.from.id === state.player?.id) flash(`${c.to.username} declined your challenge`);
+  if (c.state === "expired") flash("A challenge expired");
+  badge();
+  renderInbox();
+});
+
+function renderInbox() {
+  const me = state.player?.id;
+  const items = [...state.challenges.values()].map((c) => {
+    if (c.to.id === me) {
+      return el("li", { "data-challenge": c.id }, `${c.from.username} challenges you in ${c.bank} `,
+        el("button", { class: "primary", "data-accept": c.id, onclick: () => acceptChallenge(c.id) }, "Accept"), " ",
+        el("button", { "data-decline": c.id, onclick: () => declineChallenge(c.id) }, "Decline"));
+    }
+    return el("li", { "data-challenge": c.id }, `You challenged ${c.to.username} in ${c.bank} (waiting) `,
+      el("button", { class: "link", onclick: () => declineChallenge(c.id) }, "Withdraw"));
+  });
+  $("inbox").replaceChildren(...(items.length ? items : [el("li", { class: "muted" }, "No challenges waiting.")]));
+}
+
+async function acceptChallenge(id) {
+  try { await client.challengeAccept(id); } catch (error) {
+    note("friends-note", error.code === "challenge_expired" ? "That challenge expired" : roomError(error));
+    refreshChallenges();
+  }
+}
+
+async function declineChallenge(id) {
+  try { await client.challengeDecline(id); } catch { /* gone already */ }
+  state.challenges.delete(id);
+  badge();
+  renderInbox();
+}
+
+$("challenge-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  try {
+    const { challenge } = await client.challenge($("challenge-name").value.trim(), $("challenge-bank").value);
+    state.challenges.set(challenge.id, challenge);
+    renderInbox();
+    note("friends-note", `Challenge sent to ${challenge.to.username}`);
+  } catch (error) {
+    note("friends-note", error.code === "unknown_player" ? "No player has that name" : error.message);
+  }
+});
+
+async function friends() {
+  if (state.room) { showRoom(state.room); return; }
+  show("friends");
+  note("friends-note", "");
+  if (!state.banks.length) state.banks = await client.banks().then((d) => d.banks, () => []);
+  for (const select of document.querySelectorAll(".bank-select")) {
+    if (!select.options.length) select.replaceChildren(...state.banks.map((b) => el("option", { value: b.slug }, b.title)));
+  }
+  renderInbox();
+}
+
+// ---- rematch after a ranked duel ----
+
+client.on("rematch", (event) => {
+  const r = event.record;
+  if (r.duel_id !== state.duelId || $("screen-end").hidden) return;
+  if (r.state === "offered" && r.from !== state.player?.id) note("end-note", "Your opponent wants a rematch");
+  if (r.state === "expired") { note("end-note", "The rematch offer expired"); $("rematch").disabled = false; }
+});
+
+$("rematch").addEventListener("click", async () => {
+  const id = state.duelId;
+  $("rematch").disabled = true;
+  try {
+    const reply = await client.rematch(id);
+    if (reply.state === "offered") note("end-note", "Rematch offered: waiting for your opponent");
+  } catch (error) {
+    note("end-note", error.message);
+    $("rematch").disabled = false;
+  }
+});
+
 // A game of one player: a practice game.
 function isSolo(record) {
   return !!record && (record.mode === "practice" || record.players.length === 1);
@@ -248,7 +459,11 @@ function render() {
   const solo = isSolo(d);
   const { mine, theirs: other } = sides(d);
   const theirs = solo ? undefined : other;
-  $("duel-title").textContent = solo ? "Practice" : "Duel";
+  $("duel-title").textContent = solo ? "Practice" : d.mode === "room" ? "Room game" : "Duel";
+  const many = d.players.length > 2;
+  $("board").hidden = !many;
+  $("pair-board").hidden = many;
+  if (many) renderBoard(d);
   $("opp-box").hidden = solo;
   $("solo-box").hidden = !solo;
   $("opponent-state").hidden = solo;
@@ -290,7 +505,7 @@ function render() {
     : myAnswer ? myAnswer.correct
     : revealed && pick !== null && pick !== undefined ? revealed.correct_choice === pick : null;
   const points = (reply && "points" in reply ? reply.points : undefined) ?? revealed?.points[mine.id];
-  const locked = revealed || myAnswer || sent !== null || (theirAnswer && theirAnswer.correct);
+  const locked = revealed || myAnswer || sent !== null || d.answers.some((a) => a.correct);
   $("choices").replaceChildren(...q.choices.map((text, i) => {
     const b = el("button", { "data-choice": i, "aria-label": `${String.fromCharCode(65 + i)}: ${text}`, onclick: () => answer(i) },
       el("span", { class: "key" }, `${String.fromCharCode(65 + i)}`), text);
@@ -300,11 +515,13 @@ function render() {
     return b;
   }));
   let opp = "";
-  if (theirs && theirAnswer) opp = theirAnswer.correct ? `${theirs.username} answered correctly` : `${theirs.username} answered wrong`;
+  if (many) opp = revealed ? "" : `${d.answers.length} of ${d.players.length} answered`;
+  else if (theirs && theirAnswer) opp = theirAnswer.correct ? `${theirs.username} answered correctly` : `${theirs.username} answered wrong`;
   else if (theirs && !revealed) opp = `${theirs.username} is thinking…`;
   $("opponent-state").textContent = opp;
   let verdict = "";
   if (right !== null) verdict = right ? `Correct!${points === undefined ? "" : ` +${points}`}` : "Wrong";
+  else if (many && (refused === "locked_out" || d.answers.some((a) => a.correct && a.player !== mine.id))) verdict = "Locked out: someone was faster";
   else if (refused === "locked_out" || (theirAnswer && theirAnswer.correct)) verdict = "Locked out: your opponent was faster";
   else if (refused === "too_late") verdict = "Too late";
   else if (revealed) verdict = "Time's up";
@@ -322,6 +539,17 @@ function render() {
     tick();
     state.timer = setInterval(tick, 100);
   }
+}
+
+// Three or four players: everyone's name, score, and whether they answered (never what).
+function renderBoard(d) {
+  const answered = new Set(d.answers.map((a) => a.player));
+  $("board").replaceChildren(...d.players.map((p, i) => el("li", {
+    class: [p.id === state.player.id ? "me" : "", p.connected ? "" : "offline"].filter(Boolean).join(" "), "data-player": p.id },
+    el("span", { class: `dot seat-${i}`, "aria-hidden": "true" }, initials(p.username)),
+    el("span", { class: "who" }, p.id === state.player.id ? `${p.username} (you)` : p.username),
+    el("span", { class: "done", "aria-label": answered.has(p.id) ? "answered" : "" }, answered.has(p.id) ? "✓" : ""),
+    el("span", { class: "score" }, String(p.score)))));
 }
 
 async function answer(choice) {
@@ -368,8 +596,14 @@ $("report").addEventListener("click", async () => {
 function finish(record) {
   clearInterval(state.timer);
   note("end-note", "");
+  $("end-places").hidden = true;
+  $("rematch").hidden = true;
+  $("rematch").disabled = false;
   if (isSolo(record)) { finishPractice(record); return; }
+  if (record.mode === "room" || record.players.length > 2) { finishRoomGame(record); return; }
   $("again").textContent = "Play again";
+  $("again").hidden = record.mode === "challenge";
+  $("rematch").hidden = record.mode !== "ranked" || record.result.reason === "ended";
   const result = record.result;
   const { mine, theirs } = sides(record);
   // An operator may end a stuck duel: no winner, and nothing rated (reason "ended").
@@ -383,6 +617,26 @@ function finish(record) {
   show("end");
 }
 
+// A room's game: the end screen by placement ("You win", "You are one of the winners", "You lost").
+function finishRoomGame(record) {
+  const places = record.result.placements;
+  const me = state.player.id;
+  const firsts = Object.values(places).filter((p) => p === 1).length;
+  $("end-title").textContent = record.result.reason === "ended" ? "Game ended"
+    : places[me] === 1 ? (firsts > 1 ? "You are one of the winners" : "You win!") : "You lost";
+  $("end-score").textContent = `You placed ${places[me]} of ${record.players.length}`;
+  $("end-rating").textContent = "Among friends: not rated";
+  const ranked = [...record.players].sort((a, b) => places[a.id] - places[b.id]);
+  $("end-places").replaceChildren(...ranked.map((p) => el("li", { "data-place": places[p.id] },
+    `${places[p.id]}. ${p.username}: ${p.score}${p.id === me ? " (you)" : ""}`)));
+  $("end-places").hidden = false;
+  const host = state.room?.host === me;
+  $("again").hidden = !host;
+  $("again").textContent = "Rematch";
+  if (!host) note("end-note", state.room ? "Waiting for the host to start the rematch…" : "");
+  show("end");
+}
+
 function finishPractice(record) {
   const mine = sides(record).mine ?? record.players[0];
   if (!state.practice) state.practice = { bank: record.bank }; // e.g. a game resumed after a reload
@@ -391,22 +645,25 @@ function finishPractice(record) {
   $("end-score").textContent = `Score ${mine.score} · ${right} of ${record.question_count} right`;
   $("end-rating").textContent = "Practice: not rated";
   $("again").textContent = "Practise again";
+  $("again").hidden = false;
   show("end");
 }
 
 $("again").addEventListener("click", () => {
   if (isSolo(state.duel)) practise(state.practice ?? { bank: state.duel.bank });
+  else if (state.duel?.mode === "room") startRoomGame();
   else if (state.bank) queue(state.bank);
   else goHome();
 });
 $("back").addEventListener("click", () => {
-  if (isSolo(state.duel) && state.practice?.mistakes) mistakes(); else goHome();
+  if (state.room) showRoom(state.room);
+  else if (isSolo(state.duel) && state.practice?.mistakes) mistakes(); else goHome();
 });
 
 // ---- other screens ----
 
 for (const b of document.querySelectorAll("[data-go]")) {
-  b.addEventListener("click", () => ({ home: goHome, leaderboard: leaderboard, profile: profile, history: history, mistakes: mistakes })[b.dataset.go]());
+  b.addEventListener("click", () => ({ home: goHome, friends: friends, leaderboard: leaderboard, profile: profile, history: history, mistakes: mistakes })[b.dataset.go]());
 }
 
 async function leaderboard() {
@@ -440,6 +697,7 @@ async function history() {
   $("history").replaceChildren(...(duels.length ? duels.map((d) => {
     const { mine, theirs } = sides(d);
     if (isSolo(d) || !theirs) return el("li", {}, `${d.bank}: practice, ${mine.score} points (not rated)`);
+    if (d.players.length > 2) return el("li", {}, `${d.bank}: room game, placed ${d.result.placements[mine.id]} of ${d.players.length} with ${mine.score} points`);
     const outcome = d.result.winner === null ? "draw" : d.result.winner === mine.id ? "won" : "lost";
     return el("li", {}, `${d.bank}: ${outcome} ${mine.score}:${theirs.score} against ${theirs.username}`);
   }) : [el("li", { class: "muted" }, "No finished duels yet.")]));

@@ -635,6 +635,40 @@ export class QuizDuelClient {
     return this.request("practice", { bank, mistakes }, options);
   }
 
+  // ---- rooms, challenges, rematch (docs/PROTOCOL.md) ----------------------
+
+  /**
+   * Opens a room with you as host. Members hear every change as `room` events.
+   * @param {string} bank
+   * @param {{questions?: number, answer_ms?: number, max_players?: number}} [settings]
+   * @param {RequestOptions} [options]
+   */
+  roomCreate(bank, settings = {}, options) { return this.request("room_create", { bank, ...settings }, options); }
+
+  /** @param {string} code @param {RequestOptions} [options] */
+  roomJoin(code, options) { return this.request("room_join", { code }, options); }
+
+  /** @param {RequestOptions} [options] */
+  roomLeave(options) { return this.request("room_leave", {}, options); }
+
+  /** Host only: starts a game of the members (the next one is the rematch). @param {RequestOptions} [options] */
+  roomStart(options) { return this.request("room_start", {}, options); }
+
+  /** @param {string} username @param {string} bank @param {RequestOptions} [options] */
+  challenge(username, bank, options) { return this.request("challenge", { username, bank }, options); }
+
+  /** @param {string} id @param {RequestOptions} [options] */
+  challengeAccept(id, options) { return this.request("challenge_accept", { challenge_id: id }, options); }
+
+  /** @param {string} id @param {RequestOptions} [options] */
+  challengeDecline(id, options) { return this.request("challenge_decline", { challenge_id: id }, options); }
+
+  /** Your pending challenges, sent and received. @param {RequestOptions} [options] */
+  challenges(options) { return this.request("challenges", {}, options); }
+
+  /** Offers (or takes) a rematch of a finished ranked duel. @param {string} duelId @param {RequestOptions} [options] */
+  rematch(duelId, options) { return this.request("rematch", { duel_id: duelId }, options); }
+
   // ---- events ------------------------------------------------------------
 
   /**

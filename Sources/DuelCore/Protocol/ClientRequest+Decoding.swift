@@ -110,12 +110,13 @@ extension ClientRequest {
                 bank: try fields.string("bank", maxLength: 128),
                 questions: try fields.int("questions", in: 1...20, default: 10), answerMs: answerMs,
                 maxPlayers: try fields.int("max_players", in: 2...4, default: 4))
-        case "room_join": return .roomJoin(code: RoomCode.normalized(try fields.string("code", maxLength: 32)))
+        case "room_join":
+            return .roomJoin(code: RoomCode.normalized(try fields.plainString("code", maxLength: 32)))
         case "room_leave": return .roomLeave
         case "room_start": return .roomStart
         case "challenge":
             return .challenge(
-                username: try fields.string("username", maxLength: 64), bank: try fields.string("bank", maxLength: 128))
+                username: try fields.plainString("username", maxLength: 64), bank: try fields.string("bank", maxLength: 128))
         case "challenge_accept": return .challengeAccept(challengeID: try fields.string("challenge_id", maxLength: 128))
         case "challenge_decline": return .challengeDecline(challengeID: try fields.string("challenge_id", maxLength: 128))
         case "challenges": return .challenges
@@ -134,6 +135,17 @@ private struct Fields {
         guard let value = object[name], value != .null else { throw .badField(name, "is required") }
         guard case .string(let text) = value else { throw .badField(name, "must be a string") }
         guard text.utf8.count <= maxLength * 4, text.count <= maxLength else { throw .badField(name, "is too long") }
+        return text
+    }
+
+    /// A string that names something (a username, a code): a control character is refused,
+    /// since a NUL would end it early where libpq sends it as a C string ("ada\u{0}x" would
+    /// name ada).
+    func plainString(_ name: String, maxLength: Int) throws(ProtocolError) -> String {
+        let text = try string(name, maxLength: maxLength)
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .badField(name, "must not contain control characters")
+        }
         return text
     }
 
