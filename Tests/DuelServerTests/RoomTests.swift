@@ -223,8 +223,20 @@ extension ServerTests {
             // Back in time: a reconnect keeps the seat.
             room.members[0].client.close()
             _ = await room.members[0].client.waitClosed()
+            // The others see the seat go offline, then come back.
+            func seat(_ event: JSONValue?) -> JSONValue? {
+                guard case .array(let seats)? = event?["record"]?["members"] else { return nil }
+                return seats.first { $0["id"] == .string(room.members[0].id) }
+            }
+            var seen: JSONValue?
+            repeat { seen = await room.host.client.nextEvent("room", timeout: .seconds(5)) }
+            while seen != nil && seat(seen)?["connected"] != false
+            #expect(seen != nil)
             let (back, _) = try await room.members[0].reconnect(server.url)
             #expect(await back.client.nextEvent("room")?["record"]?["code"] == .string(room.code))
+            repeat { seen = await room.host.client.nextEvent("room", timeout: .seconds(5)) }
+            while seen != nil && seat(seen)?["connected"] != true
+            #expect(seen != nil)
             // The host goes for good: the role passes on and the room shows who is left.
             room.host.client.close()
             var update: JSONValue?

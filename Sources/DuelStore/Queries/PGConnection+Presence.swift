@@ -8,19 +8,25 @@ extension PGConnection {
     /// player), so that each announces the player's duel events to the other.
     @discardableResult
     public func markPresent(player: PlayerID, instance: String, aliveWithinMs: Int64 = 3_000) throws -> Bool {
-        try query("""
+        let row = try query("""
             WITH here AS (
                 INSERT INTO presence (player_id, instance) VALUES (\(player)::uuid, \(instance)) ON CONFLICT DO NOTHING),
             -- Back in time: a room member stays in the room.
             back AS (
-                UPDATE room_members SET gone_since = NULL WHERE player_id = \(player)::uuid AND gone_since IS NOT NULL),
+                UPDATE room_members SET gone_since = NULL WHERE player_id = \(player)::uuid AND gone_since IS NOT NULL
+                RETURNING room_id),
             elsewhere AS (
                 SELECT EXISTS (
                     SELECT 1 FROM presence p JOIN instances i ON i.id = p.instance
                      WHERE p.player_id = \(player)::uuid AND p.instance <> \(instance)
                        AND i.heartbeat_at > now() - make_interval(secs => \(aliveWithinMs) / 1000.0)) AS shared)
-            SELECT shared, CASE WHEN shared THEN pg_notify('presence_shared', \(player)) END AS told FROM elsewhere
-            """)[0].bool("shared")
+            SELECT shared, CASE WHEN shared THEN pg_notify('presence_shared', \(player)) END AS told,
+                   (SELECT room_id FROM back) AS back_in_room
+              FROM elsewhere
+            """)[0]
+        // Room members see each other's `connected` in the lobby.
+        if let room = row["back_in_room"].flatMap({ Int64($0) }) { try announceRoom(id: room) }
+        return try row.bool("shared")
     }
 
     /// Re-registers every player this instance holds (after its instance row was reaped
@@ -38,7 +44,7 @@ extension PGConnection {
     /// instance (heartbeat within `aliveWithinMs`) still holds one. When none does, a room
     /// member's absence starts counting (``leaveGoneMembers(afterMs:nowMs:)``).
     public func markAbsent(player: PlayerID, instance: String, aliveWithinMs: Int64 = 3_000) throws -> Bool {
-        try query("""
+        let row = try query("""
             WITH gone AS (DELETE FROM presence WHERE player_id = \(player)::uuid AND instance = \(instance) RETURNING 1),
             -- The queue entry no longer belongs to this instance: if the player is still connected
             -- elsewhere, their duel must be announced (see claimPairs), and this instance's death
@@ -52,9 +58,12 @@ extension PGConnection {
                        AND i.heartbeat_at > now() - make_interval(secs => \(aliveWithinMs) / 1000.0)) AS elsewhere),
             away AS (
                 UPDATE room_members SET gone_since = now()
-                 WHERE player_id = \(player)::uuid AND gone_since IS NULL AND NOT (SELECT elsewhere FROM found))
-            SELECT elsewhere FROM found
-            """)[0].bool("elsewhere")
+                 WHERE player_id = \(player)::uuid AND gone_since IS NULL AND NOT (SELECT elsewhere FROM found)
+                RETURNING room_id)
+            SELECT elsewhere, (SELECT room_id FROM away) AS away_from_room FROM found
+            """)[0]
+        if let room = row["away_from_room"].flatMap({ Int64($0) }) { try announceRoom(id: room) }
+        return try row.bool("elsewhere")
     }
 
     /// Deletes the instances silent for `deadAfterMs`, with the presence rows they held;

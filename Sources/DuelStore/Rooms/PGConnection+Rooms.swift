@@ -1,4 +1,5 @@
 import DuelCore
+import Foundation
 
 /// Rooms (migration 012): create, join, leave, start, and members who stayed away.
 /// Each op runs in one transaction that locks the room's row, and announces the room's
@@ -148,6 +149,12 @@ extension PGConnection {
             }
             return gone.count
         }
+    }
+
+    /// Announces a room's current record to its members (a member's `connected` changed).
+    func announceRoom(id: Int64) throws {
+        guard let room = try room(id: id) else { return }
+        try announce(room, type: "UPDATE", nowMs: Int64(Date().timeIntervalSince1970 * 1000))
     }
 
     // MARK: Internals
