@@ -41,7 +41,25 @@ import Testing
         #expect(request(#"{"op":"practice","mistakes":true}"#) == .practice(bank: nil, mistakes: true))
         #expect(code(#"{"op":"practice","mistakes":false}"#) == .badRequest)
         #expect(code(#"{"op":"practice","bank":"b","mistakes":1}"#) == .badRequest)
-        #expect(Set(ClientRequest.ops).count == 16)
+        // Rooms, challenges, rematch (issue 12).
+        #expect(request(#"{"op":"room_create","bank":"b"}"#)
+            == .roomCreate(bank: "b", questions: 10, answerMs: nil, maxPlayers: 4))
+        #expect(request(#"{"op":"room_create","bank":"b","questions":20,"answer_ms":5000,"max_players":2}"#)
+            == .roomCreate(bank: "b", questions: 20, answerMs: 5_000, maxPlayers: 2))
+        #expect(code(#"{"op":"room_create","bank":"b","questions":0}"#) == .badRequest)
+        #expect(code(#"{"op":"room_create","bank":"b","answer_ms":60001}"#) == .badRequest)
+        #expect(code(#"{"op":"room_create","bank":"b","max_players":1}"#) == .badRequest)
+        #expect(request(#"{"op":"room_join","code":" k7m3qx "}"#) == .roomJoin(code: "K7M3QX"))
+        #expect(code(#"{"op":"room_join","code":"K7M\u0000QX"}"#) == .badRequest)
+        #expect(request(#"{"op":"room_leave"}"#) == .roomLeave)
+        #expect(request(#"{"op":"room_start"}"#) == .roomStart)
+        #expect(request(#"{"op":"challenge","username":"ada","bank":"b"}"#) == .challenge(username: "ada", bank: "b"))
+        #expect(code(#"{"op":"challenge","username":"ada"}"#) == .badRequest)
+        #expect(request(#"{"op":"challenge_accept","challenge_id":"c"}"#) == .challengeAccept(challengeID: "c"))
+        #expect(request(#"{"op":"challenge_decline","challenge_id":"c"}"#) == .challengeDecline(challengeID: "c"))
+        #expect(request(#"{"op":"challenges"}"#) == .challenges)
+        #expect(request(#"{"op":"rematch","duel_id":"d"}"#) == .rematch(duelID: "d"))
+        #expect(Set(ClientRequest.ops).count == 25)
     }
 
     @Test func refsAreEchoedAsGiven() {
@@ -153,7 +171,8 @@ import Testing
     }
 
     @Test func everyErrorCodeHasAStableName() {
-        #expect(ErrorCode.allCases.count == 24)
+        #expect(ErrorCode.allCases.count == 33)
+        #expect(ErrorCode.allCases.map(\.rawValue).contains("room_too_small"))
         #expect(ErrorCode.allCases.map(\.rawValue).contains("account_disabled"))
         #expect(ErrorCode.allCases.map(\.rawValue).contains("already_queued"))
         #expect(ErrorCode.allCases.allSatisfy { !$0.defaultMessage.isEmpty })
