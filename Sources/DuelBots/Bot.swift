@@ -227,6 +227,7 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
         case .forfeitLeftover: loggedIn()
         case .room:
             stats.error("room_failed")
+            if !isHost { roomCode = nil }
             if case .matching = phase { retryRoom() }
         case .queue:
             stats.error("queue_failed")
@@ -445,6 +446,8 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
     private func roomReplied(_ bytes: UnsafeRawBufferPointer) {
         guard frame.ok else {
             if let code = frame.code { stats.error(code) }
+            // A refused join is tried again from the board (the code may be stale).
+            if !isHost { roomCode = nil }
             if case .matching = phase { retryRoom() }
             return
         }

@@ -140,6 +140,25 @@ extension ServerTests {
             #expect(try db.query("SELECT rematch_of::text AS d FROM duels WHERE id = \(next)::uuid")[0].string("d") == duel)
         }
 
+        @Test func aChallengerWhoLeftIsAbandonedInTheAcceptedGame() async throws {
+            let server = try TestServer.start { $0.duel.abandonAfterMs = 1_000 }
+            defer { server.stop() }
+            let a = try await TestPlayer.signUp(server.url)
+            let b = try await TestPlayer.signUp(server.url)
+            let made = try await a.client.request("challenge", ["username": .string(b.username), "bank": "world-capitals"])
+            guard let id = made["data"]?["challenge_id"]?.string else { throw DuelClientError.timeout(made.serialized) }
+            a.client.close()
+            _ = await a.client.waitClosed()
+            // Give the server a moment to see the close.
+            try await Task.sleep(for: .milliseconds(300))
+            let accepted = try await b.client.request("challenge_accept", ["challenge_id": .string(id)])
+            #expect(accepted["ok"] == true)
+            // The absent challenger's clock started with the game: b wins by abandonment.
+            let complete = await b.client.nextEvent("complete", timeout: .seconds(15))
+            #expect(complete?["record"]?["result"]?["reason"] == "abandoned")
+            #expect(complete?["record"]?["result"]?["winner"] == .string(b.id))
+        }
+
         @Test func aRematchOfferExpiresWithAnEvent() async throws {
             let server = try TestServer.start { $0.rematchWindowMs = 300; $0.socialIntervalMs = 100 }
             defer { server.stop() }
@@ -150,8 +169,8 @@ extension ServerTests {
             var event: JSONValue?
             repeat { event = await b.client.nextEvent("rematch", timeout: .seconds(5)) } while event != nil && event?["record"]?["state"] != "expired"
             #expect(event?["type"] == "UPDATE")
-            // Too late: b's ask is a new offer, not a duel.
-            #expect(try await b.client.request("rematch", ["duel_id": .string(duel)])["data"]?["state"] == "offered")
+            // Too late: both must ask within the window after the end.
+            #expect(try await b.client.request("rematch", ["duel_id": .string(duel)])["code"] == "bad_request")
             let db = try server.database()
             defer { db.close() }
             #expect(try db.query("SELECT count(*) AS n FROM duels")[0].int("n") == 1)

@@ -167,6 +167,19 @@ extension ServerTests {
             #expect(result?["placements"]?[players[1].id] == 1)
             #expect(result?["placements"]?[players[0].id] == 2 && result?["placements"]?[players[2].id] == 2)
             #expect(result?["winner"] == .null)
+            // The game's end opens the room again, and every member hears it (the event may
+            // come before or after `complete`, which the loop above waited for: the transcript has it).
+            for player in players {
+                var reopened = false
+                for _ in 0..<50 where !reopened {
+                    reopened = player.client.transcript.contains { text in
+                        guard let event = try? JSONParser.parse(text), event["event"] == "room" else { return false }
+                        return event["record"]?["state"] == "open" && event["record"]?["duel_id"] == .string(duel)
+                    }
+                    if !reopened { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                #expect(reopened)
+            }
             // The rematch: the same members, none of the 20 questions again (the bank has more than 40).
             let again = try await room.host.client.request("room_start")
             guard let second = again["data"]?["duel_id"]?.string else { throw DuelClientError.timeout(again.serialized) }
@@ -208,6 +221,8 @@ extension ServerTests {
             guard let duel = started["data"]?["duel_id"]?.string else { throw DuelClientError.timeout(started.serialized) }
             let leaver = room.members[1]
             #expect(try await leaver.client.request("room_leave")["ok"] == true)
+            // Out of the game as soon as the reply comes: free for another while the others play on.
+            #expect(try await leaver.client.request("practice", ["bank": "world-capitals"])["ok"] == true)
             let stayers = [room.host, room.members[0]]
             let completes = try await playRoomGame(server, stayers, duel: duel)
             let placements = completes[1]["record"]?["result"]?["placements"]

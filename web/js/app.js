@@ -79,6 +79,8 @@ client.on("down", () => {
 // resumes the live duel on its own: the missed events follow, in order.
 client.on("authenticated", ({ player, duel }) => {
   state.player = player;
+  // The room comes back as a `room` event right after, if I am still a member.
+  state.room = null;
   refreshChallenges();
   if (duel && duel.state !== "finished") {
     if (state.duelId !== duel.id) newDuel(duel.id);
@@ -90,7 +92,7 @@ client.on("authenticated", ({ player, duel }) => {
   } else if (!$("screen-duel").hidden || !$("screen-auth").hidden || !$("screen-matching").hidden) {
     goHome();
   }
-  joinLinkedRoom();
+  if (!duel || duel.state === "finished") joinLinkedRoom();
 });
 
 // The stored token was refused (the session ended, or the account is disabled).
@@ -321,6 +323,8 @@ async function startRoomGame() {
 }
 
 $("room-leave").addEventListener("click", async () => {
+  // Leaving during the room's game forfeits it: its remaining events are not mine any more.
+  if (state.room?.state === "playing") state.leftDuel = state.room.duel_id;
   try { await client.roomLeave(); } catch { /* not in a room any more */ }
   state.room = null;
   friends();
@@ -437,6 +441,7 @@ function isSolo(record) {
 for (const name of /** @type {const} */ (["init", "question", "answered", "reveal", "complete"])) client.on(name, onEvent);
 
 function onEvent(event) {
+  if (event.duel_id === state.leftDuel) return;
   if (event.event === "init" || event.duel_id !== state.duelId) newDuel(event.duel_id);
   state.duel = event.record;
   const reveal = event.record.reveal;

@@ -63,6 +63,7 @@ extension Duel {
             finish(reason: reason, winner: players[1 - seat].id, atMs: atMs, into: &step)
         default:
             players[seat].leftAtMs = atMs
+            step.leftPlayers.append(players[seat].id)
             step.stateTouched = true
             if activeCount <= 1 {
                 finish(reason: reason, winner: nil, atMs: atMs, into: &step)

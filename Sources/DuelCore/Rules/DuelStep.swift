@@ -39,6 +39,8 @@ public struct DuelStep: Sendable {
     public internal(set) var events: [DuelEvent] = []
     /// Answers accepted by this step.
     public internal(set) var newAnswers: [NewAnswer] = []
+    /// Players who left a game of three or more that plays on (they are free for another).
+    public internal(set) var leftPlayers: [PlayerID] = []
     /// Set when this step finished the duel: the ratings to write exactly once.
     public internal(set) var completion: DuelResult?
     /// When the engine next needs `advance(nowMs:)`; nil once finished.

@@ -20,17 +20,21 @@ extension DuelServerCore {
     }
 
     /// Leaving a room whose game is live forfeits that game too: a member who left the
-    /// room is no longer waited for.
+    /// room is no longer waited for. The reply comes once the forfeit is stored, so the
+    /// player is free for another game when they read it.
     func roomLeave(_ connection: Connection, _ ref: RequestRef?) {
         let player = connection.player!
         database(for: connection, { db in try db.leaveRoom(player: player, nowMs: Clock.nowMs()) }) { core, connection, result in
             switch result {
             case .success(let change):
-                if let connection { core.reply(connection, ref, ["room": change.room.json]) }
-                if let duel = change.forfeit {
-                    core.duelInput(for: nil, duel: duel, .forfeit(player: player, atMs: Clock.nowMs())) { core, _, result in
-                        if case .success(let update?) = result { core.apply(update) }
-                    }
+                guard let duel = change.forfeit else {
+                    if let connection { core.reply(connection, ref, ["room": change.room.json]) }
+                    return
+                }
+                core.duelInput(for: connection, duel: duel, .forfeit(player: player, atMs: Clock.nowMs())) {
+                    core, connection, result in
+                    if case .success(let update?) = result { core.apply(update) }
+                    if let connection { core.reply(connection, ref, ["room": change.room.json]) }
                 }
             case .failure(let error):
                 if let connection { core.fail(connection, ref, core.protocolError(error, on: connection)) }
@@ -45,7 +49,7 @@ extension DuelServerCore {
             try db.startRoom(player: player, configuration: rules, nowMs: Clock.nowMs())
         }) { core, connection, result in
             core.started(connection, ref, result.map { change in
-                (["duel_id": .string(change.started!.duelID), "room": change.room.json], change.started!)
+                (["duel_id": .string(change.started!.duelID), "room": change.room.json], change.started!, change.absent)
             })
         }
     }
@@ -68,7 +72,8 @@ extension DuelServerCore {
             try db.acceptChallenge(player: player, id: id, configuration: rules, nowMs: Clock.nowMs())
         }) { core, connection, result in
             core.started(connection, ref, result.map { accepted in
-                (["duel_id": .string(accepted.update.duelID), "challenge": accepted.challenge.json], accepted.update)
+                (["duel_id": .string(accepted.update.duelID), "challenge": accepted.challenge.json], accepted.update,
+                 accepted.absent)
             })
         }
     }
@@ -85,9 +90,10 @@ extension DuelServerCore {
                 if let connection {
                     core.reply(connection, ref, ["state": "offered", "expires_at": .string(Timestamp.iso8601(ms: expires))])
                 }
-            case .success(.started(let update)):
+            case .success(.started(let update, let absent)):
                 if let connection { core.reply(connection, ref, ["state": "started", "duel_id": .string(update.duelID)]) }
                 core.apply(update)
+                core.startAbandonment(of: absent, in: update.duelID)
             case .failure(let error):
                 if let connection { core.fail(connection, ref, core.protocolError(error, on: connection)) }
             }
@@ -96,13 +102,27 @@ extension DuelServerCore {
 
     /// Replies to a request that started a game, then delivers the game's `init` (the
     /// reply first, as for `practice`).
-    private func started(_ connection: Connection?, _ ref: RequestRef?, _ result: Result<(JSONObject, DuelUpdate), Error>) {
+    private func started(
+        _ connection: Connection?, _ ref: RequestRef?, _ result: Result<(JSONObject, DuelUpdate, [PlayerID]), Error>
+    ) {
         switch result {
-        case .success(let (data, update)):
+        case .success(let (data, update, absent)):
             if let connection { reply(connection, ref, data) }
             apply(update)
+            startAbandonment(of: absent, in: update.duelID)
         case .failure(let error):
             if let connection { fail(connection, ref, protocolError(error, on: connection)) }
+        }
+    }
+
+    /// A game that began with players no instance holds (a room member or a challenger who
+    /// went away): their abandonment clocks start now, as if they had just disconnected.
+    func startAbandonment(of players: [PlayerID], in duel: String) {
+        let now = Clock.nowMs()
+        for player in players {
+            duelInput(for: nil, duel: duel, .disconnected(player: player, atMs: now)) { core, _, result in
+                if case .success(let update?) = result { core.apply(update) }
+            }
         }
     }
 

@@ -23,6 +23,10 @@ struct DuelWrites {
     private var finished: [String?] = []
     /// Practice games the batch finished: their correct answers count towards learning.
     private var practiceFinished: [String?] = []
+    /// Room games the batch finished: their rooms are open again, and members hear it.
+    private var roomFinished: [String?] = []
+    /// Players who left a game that plays on: their live markers go (duel, player).
+    private var leftDuels: [String?] = [], leftPlayers: [String?] = []
     private var ranges: [DuelNotification.Range] = []
     private var rangeIndex: [String: Int] = [:]
     /// Duels the batch finished, with their bank: the ratings to write once.
@@ -52,10 +56,15 @@ struct DuelWrites {
             answerAts.append(String(new.answer.atMs))
         }
         let events = add(step.events, duelID: duelID, announce: announce)
+        for player in step.leftPlayers {
+            leftDuels.append(duelID)
+            leftPlayers.append(player)
+        }
         if let result = step.completion {
             // An operator-ended duel is unrated: no rating rows, no statistics.
             if result.isRated { completions.append((duelID, bankID, result)) }
             if mode == .practice { practiceFinished.append(duelID) }
+            if mode == .room { roomFinished.append(duelID) }
             finished.append(duelID)
         }
         return events
@@ -171,6 +180,14 @@ struct DuelWrites {
             """)
         try connection.storeRatings(completions)
         if !practiceFinished.isEmpty { try connection.countPractice(duels: practiceFinished) }
+        if !leftPlayers.isEmpty {
+            try connection.query("""
+                DELETE FROM live_duel_players l
+                 USING unnest(\(PGArray(leftPlayers))::uuid[], \(PGArray(leftDuels))::uuid[]) AS g(player, duel)
+                 WHERE l.player_id = g.player AND l.duel_id = g.duel
+                """)
+        }
+        if !roomFinished.isEmpty { try connection.announceRooms(ofGames: roomFinished) }
     }
 }
 

@@ -34,9 +34,13 @@ extension PGConnection {
     public func markPresent(players: [PlayerID], instance: String) throws {
         guard !players.isEmpty else { return }
         try query("""
-            INSERT INTO presence (player_id, instance)
-            SELECT p, \(instance) FROM unnest(\(PGArray(players.map { Optional($0) }))::uuid[]) AS p
-            ON CONFLICT DO NOTHING
+            WITH here AS (
+                INSERT INTO presence (player_id, instance)
+                SELECT p, \(instance) FROM unnest(\(PGArray(players.map { Optional($0) }))::uuid[]) AS p
+                ON CONFLICT DO NOTHING)
+            -- The reaping marked them gone from their rooms: they are here.
+            UPDATE room_members SET gone_since = NULL
+             WHERE gone_since IS NOT NULL AND player_id = ANY(\(PGArray(players.map { Optional($0) }))::uuid[])
             """)
     }
 

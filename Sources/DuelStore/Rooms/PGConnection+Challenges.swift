@@ -21,7 +21,7 @@ extension PGConnection {
             }
             let bankID = try bank.int("id")
             // Serializes one challenger's requests, so the rate count below is exact.
-            _ = try db.query("SELECT id FROM players WHERE id = \(player)::uuid FOR UPDATE")
+            try db.lockPlayers([player])
             if let pending = try db.query("""
                 SELECT \(unsafeRaw: Challenge.columns) FROM challenges c \(unsafeRaw: Challenge.joins)
                  WHERE c.from_player = \(player)::uuid AND c.to_player = \(target)::uuid AND c.bank_id = \(bankID)
@@ -52,9 +52,10 @@ extension PGConnection {
     /// starts an unrated two-player game (challenger first).
     public func acceptChallenge(
         player: PlayerID, id: String, configuration: DuelConfiguration, nowMs: Int64
-    ) throws -> (challenge: Challenge, update: DuelUpdate) {
+    ) throws -> (challenge: Challenge, update: DuelUpdate, absent: [PlayerID]) {
         try transaction { db in
             let found = try db.lockPending(id: id, player: player, asTarget: true)
+            try db.lockPlayers([found.from.id, player])
             try db.checkFree(player)
             do {
                 try db.checkFree(found.from.id)
@@ -70,7 +71,7 @@ extension PGConnection {
                 """)
             let accepted = try db.challenge(id: id)!
             try db.notifyPlayers(accepted.players, accepted.event(type: "UPDATE", nowMs: nowMs))
-            return (accepted, created.update)
+            return (accepted, created.update, try db.absent(accepted.players))
         }
     }
 

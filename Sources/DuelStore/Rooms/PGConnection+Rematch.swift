@@ -4,8 +4,9 @@ import DuelCore
 public enum RematchResult: Sendable {
     /// The player's offer stands until `expiresAtMs`; the opponent got a `rematch` event.
     case offered(expiresAtMs: Int64)
-    /// Both asked in time: a new ranked duel of the same bank and players.
-    case started(DuelUpdate)
+    /// Both asked in time: a new ranked duel of the same bank and players (`absent`: those
+    /// no instance holds, whose abandonment clocks must start).
+    case started(DuelUpdate, absent: [PlayerID])
 }
 
 /// Rematch after a ranked duel (migration 012): when both players ask within the window, a
@@ -20,6 +21,8 @@ extension PGConnection {
             // The duel's row lock orders the two players' requests.
             guard let row = try db.query("""
                 SELECT player_a::text AS a, player_b::text AS b, more_players::text AS more, mode, state, bank_id,
+                       finish_reason, finished_at > now() - make_interval(secs => \(windowMs) / 1000.0) AS recent,
+                       \(unsafeRaw: SQLTime.ms("finished_at + make_interval(secs => \(windowMs) / 1000.0)")) AS closes_ms,
                        EXISTS (SELECT 1 FROM duels r WHERE r.rematch_of = d.id) AS rematched
                   FROM duels d WHERE id = \(id)::uuid FOR UPDATE
                 """).first else { throw StoreError(.unknownDuel) }
@@ -34,7 +37,14 @@ extension PGConnection {
             guard try !row.bool("rematched") else {
                 throw StoreError(.badRequest, "duel_id: that duel was already rematched")
             }
+            // An operator ended it: unrated, and no rematch either.
+            guard row["finish_reason"] != FinishReason.ended.rawValue else {
+                throw StoreError(.badRequest, "duel_id: an operator ended that duel")
+            }
+            // Both ask within the window after the end ("Continue"), not days later.
+            guard try row.bool("recent") else { throw StoreError(.badRequest, "duel_id: too late for a rematch") }
             let opponent = players.first { $0 != player }!
+            try db.lockPlayers(players)
             try db.checkFree(player)
             try db.query("DELETE FROM rematch_offers WHERE duel_id = \(id)::uuid AND expires_at <= now()")
             let waiting = try !db.query("""
@@ -43,7 +53,7 @@ extension PGConnection {
             guard waiting else {
                 let expires = try db.query("""
                     INSERT INTO rematch_offers (duel_id, player_id, expires_at)
-                    VALUES (\(id)::uuid, \(player)::uuid, now() + make_interval(secs => \(windowMs) / 1000.0))
+                    VALUES (\(id)::uuid, \(player)::uuid, to_timestamp(\(try row.int64("closes_ms")) / 1000.0))
                     ON CONFLICT (duel_id, player_id) DO UPDATE SET expires_at = excluded.expires_at
                     RETURNING \(unsafeRaw: SQLTime.ms("expires_at")) AS at
                     """)[0].int64("at")
@@ -64,7 +74,7 @@ extension PGConnection {
             try db.notifyPlayers(players, Self.rematchEvent(
                 type: "UPDATE", duel: id, from: player, state: "accepted", expiresAtMs: nil,
                 newDuel: created.update.duelID, nowMs: nowMs))
-            return .started(created.update)
+            return .started(created.update, absent: try db.absent(players))
         }
     }
 

@@ -8,6 +8,7 @@ extension PGConnection {
     /// Refuses a player who is queued (`already_queued`), plays a live game (`in_duel`) or
     /// is a member of a room (`in_room`): each of those owns the player's next game.
     public func checkFree(_ player: PlayerID, roomAllowed: Bool = false) throws {
+        try lockPlayers([player])
         let state = try query("""
             SELECT EXISTS (SELECT 1 FROM match_queue WHERE player_id = \(player)::uuid) AS queued,
                    EXISTS (SELECT 1 FROM live_duel_players WHERE player_id = \(player)::uuid) AS playing,
@@ -90,6 +91,7 @@ extension PGConnection {
             guard room.host == player else { throw StoreError(.notHost) }
             if room.state == .playing { throw StoreError(.roomBusy) }
             guard room.members.count >= 2 else { throw StoreError(.roomTooSmall) }
+            try db.lockPlayers(room.memberIDs)
             let busy = try db.query("""
                 SELECT p.username FROM unnest(\(PGArray(room.memberIDs.map { Optional($0) }))::uuid[]) AS m(id)
                   JOIN players p ON p.id = m.id
@@ -117,7 +119,7 @@ extension PGConnection {
             try db.query("UPDATE rooms SET duel_id = \(created.update.duelID)::uuid, games = games + 1 WHERE id = \(roomID)")
             room = try db.room(id: roomID)!
             try db.announce(room, type: "UPDATE", nowMs: nowMs)
-            return RoomChange(room: room, started: created.update)
+            return RoomChange(room: room, started: created.update, absent: try db.absent(room.memberIDs))
         }
     }
 
@@ -138,11 +140,21 @@ extension PGConnection {
             let gone = try db.query("""
                 SELECT m.player_id::text AS player, m.room_id FROM room_members m
                  WHERE m.gone_since IS NOT NULL AND m.gone_since < now() - make_interval(secs => \(afterMs) / 1000.0)
+                   -- Held again somewhere (a sign-in that raced the absence): not gone.
+                   AND NOT EXISTS (SELECT 1 FROM presence x JOIN instances i ON i.id = x.instance
+                                    WHERE x.player_id = m.player_id AND i.heartbeat_at > now() - interval '3 seconds')
                  ORDER BY m.room_id
                    FOR UPDATE SKIP LOCKED
                 """)
             var byRoom: [Int64: [PlayerID]] = [:]
             for row in gone { byRoom[try row.int64("room_id"), default: []].append(try row.string("player")) }
+            // Members held again (a sign-in that raced their absence) are not gone.
+            try db.query("""
+                UPDATE room_members m SET gone_since = NULL
+                 WHERE m.gone_since IS NOT NULL
+                   AND EXISTS (SELECT 1 FROM presence x JOIN instances i ON i.id = x.instance
+                                WHERE x.player_id = m.player_id AND i.heartbeat_at > now() - interval '3 seconds')
+                """)
             for (roomID, players) in byRoom.sorted(by: { $0.key < $1.key }) {
                 _ = try db.query("SELECT id FROM rooms WHERE id = \(roomID) FOR UPDATE")
                 _ = try db.removeMembers(players, from: roomID, nowMs: nowMs)
@@ -151,10 +163,40 @@ extension PGConnection {
         }
     }
 
+    /// The rooms whose current game is one of `duels` (which just finished) announce that
+    /// they are open again. In the lane's transaction: only batches that finish room games.
+    func announceRooms(ofGames duels: [String?]) throws {
+        for row in try query("SELECT id FROM rooms WHERE duel_id = ANY(\(PGArray(duels))::uuid[])") {
+            try announceRoom(id: try row.int64("id"))
+        }
+    }
+
     /// Announces a room's current record to its members (a member's `connected` changed).
     func announceRoom(id: Int64) throws {
         guard let room = try room(id: id) else { return }
         try announce(room, type: "UPDATE", nowMs: Int64(Date().timeIntervalSince1970 * 1000))
+    }
+
+    /// Serializes the ops that give players a game or a room (room ops, challenges,
+    /// rematch, practice) per player, so two of them cannot both find a player free: the
+    /// second waits, then sees the first's room or game. In id order, so two such ops on the
+    /// same players cannot deadlock. `FOR NO KEY UPDATE` leaves foreign keys to the rows alone.
+    func lockPlayers(_ players: [PlayerID]) throws {
+        try query("""
+            SELECT 1 FROM players WHERE id = ANY(\(PGArray(players.map { Optional($0) }))::uuid[])
+             ORDER BY id FOR NO KEY UPDATE
+            """)
+    }
+
+    /// Of `players`, those no live instance holds a connection of: a new game must start
+    /// their abandonment clock (``DuelInput/disconnected(player:atMs:)``).
+    public func absent(_ players: [PlayerID], aliveWithinMs: Int64 = 3_000) throws -> [PlayerID] {
+        try query("""
+            SELECT p::text AS player FROM unnest(\(PGArray(players.map { Optional($0) }))::uuid[]) AS p
+             WHERE NOT EXISTS (SELECT 1 FROM presence x JOIN instances i ON i.id = x.instance
+                                WHERE x.player_id = p
+                                  AND i.heartbeat_at > now() - make_interval(secs => \(aliveWithinMs) / 1000.0))
+            """).map { try $0.string("player") }
     }
 
     // MARK: Internals

@@ -60,4 +60,6 @@ public struct RoomChange: Sendable {
     public var forfeit: String? = nil
     /// A game the op started (`room_start`).
     public var started: DuelUpdate? = nil
+    /// Players of the started game whom no instance holds: their abandonment clocks must start.
+    public var absent: [PlayerID] = []
 }
