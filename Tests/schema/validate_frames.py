@@ -15,7 +15,8 @@ Rules:
   bad_request or unknown_op (except the two verdicts that depend on state no schema can
   see: an `answer` choice past the open question's options, when the question's options
   are not known from a logged record to include it, `profile` of an unknown player, a
-  `challenge` of oneself, and a `rematch` of a duel not finished, not ranked or rematched);
+  `challenge` of oneself, and a `rematch` of a duel not finished, not ranked, rematched, ended
+  by an operator or past its window);
   an invalid one is answered with an error, or not at all;
 - the records (events, auth/login/history replies, rooms and challenges) also pass
   cross-field checks that JSON Schema cannot state (ids of the by-player maps are the
@@ -56,7 +57,8 @@ DECODING_CODES = {"bad_json", "bad_request", "unknown_op"}
 # bad_request verdicts on a schema-valid frame that depend on state (PGConnection+Challenges.swift, +Rematch.swift).
 CHALLENGE_OF_ONESELF = "username: you cannot challenge yourself"
 REMATCH_REFUSALS = {"duel_id: only ranked duels have rematches", "duel_id: the duel is not over",
-                    "duel_id: that duel was already rematched"}
+                    "duel_id: that duel was already rematched", "duel_id: too late for a rematch",
+                    "duel_id: an operator ended that duel"}
 MAX_DEPTH = 32  # JSONParser.maxDepth
 INT64 = (-(2**63), 2**63 - 1)
 
