@@ -67,12 +67,7 @@ extension PGConnection {
     /// out closes the room. A member of a live game must also forfeit it (``RoomChange/forfeit``).
     public func leaveRoom(player: PlayerID, nowMs: Int64) throws -> RoomChange {
         try transaction { db in
-            guard let row = try db.query("SELECT room_id FROM room_members WHERE player_id = \(player)::uuid").first else {
-                throw StoreError(.unknownRoom, "you are not in a room")
-            }
-            let roomID = try row.int64("room_id")
-            _ = try db.query("SELECT id FROM rooms WHERE id = \(roomID) FOR UPDATE")
-            let before = try db.room(id: roomID)!
+            let (roomID, before) = try db.lockRoom(of: player)
             let forfeit = before.state == .playing ? before.duelID : nil
             return RoomChange(room: try db.removeMembers([player], from: roomID, nowMs: nowMs), forfeit: forfeit)
         }
@@ -82,12 +77,7 @@ extension PGConnection {
     /// Its draw prefers questions the room has not played yet (the rematch is "the next quiz").
     public func startRoom(player: PlayerID, configuration: DuelConfiguration, nowMs: Int64) throws -> RoomChange {
         try transaction { db in
-            guard let row = try db.query("SELECT room_id FROM room_members WHERE player_id = \(player)::uuid").first else {
-                throw StoreError(.unknownRoom, "you are not in a room")
-            }
-            let roomID = try row.int64("room_id")
-            _ = try db.query("SELECT id FROM rooms WHERE id = \(roomID) FOR UPDATE")
-            var room = try db.room(id: roomID)!
+            var (roomID, room) = try db.lockRoom(of: player)
             guard room.host == player else { throw StoreError(.notHost) }
             if room.state == .playing { throw StoreError(.roomBusy) }
             guard room.members.count >= 2 else { throw StoreError(.roomTooSmall) }
@@ -211,6 +201,19 @@ extension PGConnection {
     }
 
     // MARK: Internals
+
+    /// Locks the room `player` is a member of and returns it, read under the lock (a leave
+    /// that committed meanwhile, from another tab, is seen): `unknown_room` when in none.
+    private func lockRoom(of player: PlayerID) throws -> (id: Int64, room: Room) {
+        let notIn = StoreError(.unknownRoom, "you are not in a room")
+        guard let row = try query("SELECT room_id FROM room_members WHERE player_id = \(player)::uuid").first else {
+            throw notIn
+        }
+        let roomID = try row.int64("room_id")
+        _ = try query("SELECT id FROM rooms WHERE id = \(roomID) FOR UPDATE")
+        guard let room = try room(id: roomID), room.memberIDs.contains(player) else { throw notIn }
+        return (roomID, room)
+    }
 
     /// Locks a room by code (under the caller's transaction) and returns its id.
     private func lockRoom(code: String) throws -> Int64? {
