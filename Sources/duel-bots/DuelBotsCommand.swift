@@ -8,7 +8,7 @@ import Foundation
 struct DuelBotsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "duel-bots",
-        abstract: "Load-test bots: sign up, queue, play by the rules, queue again; report latencies and violations.")
+        abstract: "Load-test bots: sign up, queue (or fill rooms, or practise), play by the rules, again; report latencies and violations.")
 
     @Option(help: "Server WebSocket URL.") var url = "ws://127.0.0.1:8080/duel"
     @Option(help: "Number of bots.") var bots = 10

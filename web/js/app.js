@@ -229,10 +229,11 @@ function newDuel(id) {
 
 // ---- rooms: 2-4 friends by invite code ----
 
+// Shorter words for the room codes. Others (already_queued, in_duel) keep the server's
+// message: it names the member or challenger who is busy, when it is not you.
 const ROOM_ERRORS = {
   unknown_room: "No room has that code (it may have closed)", room_full: "That room is full",
   room_busy: "That room is playing a game; try again when it ends", in_room: "Leave your room first",
-  already_queued: "You are waiting for a ranked duel: cancel it first", in_duel: "You are in a game",
   not_host: "Only the host can start", room_too_small: "Wait for at least one friend to join",
 };
 
@@ -404,10 +405,7 @@ async function friends() {
   if (state.room) { showRoom(state.room); return; }
   show("friends");
   note("friends-note", "");
-  if (!state.banks.length) state.banks = await client.banks().then((d) => d.banks, () => []);
-  for (const select of document.querySelectorAll(".bank-select")) {
-    if (!select.options.length) select.replaceChildren(...state.banks.map((b) => el("option", { value: b.slug }, b.title)));
-  }
+  await fillBankSelects(document.querySelectorAll(".bank-select"));
   renderInbox();
 }
 
@@ -671,11 +669,17 @@ for (const b of document.querySelectorAll("[data-go]")) {
   b.addEventListener("click", () => ({ home: goHome, friends: friends, leaderboard: leaderboard, profile: profile, history: history, mistakes: mistakes })[b.dataset.go]());
 }
 
+// Bank pickers are filled once, from the banks list (read if not yet).
+async function fillBankSelects(selects) {
+  if (!state.banks.length) state.banks = await client.banks().then((d) => d.banks, () => []);
+  for (const select of selects) {
+    if (!select.options.length) select.replaceChildren(...state.banks.map((b) => el("option", { value: b.slug }, b.title)));
+  }
+}
+
 async function leaderboard() {
   show("leaderboard");
-  if (!state.banks.length) state.banks = await client.banks().then((d) => d.banks, () => []);
-  const select = $("lb-bank");
-  if (!select.options.length) select.replaceChildren(...state.banks.map((b) => el("option", { value: b.slug }, b.title)));
+  await fillBankSelects([$("lb-bank")]);
   leaderboardList();
 }
 

@@ -2,6 +2,10 @@ import DuelCore
 import DuelStore
 import Foundation
 
+/// What a sign-in's database job reads: the player, their profile, their live duel's latest
+/// event, and their room and waiting challenges.
+typealias SignIn = (player: PlayerID, profile: PlayerProfile?, live: StoredEvent?, waiting: WaitingSocial)
+
 /// signup, login, auth and logout. Password hashing runs on the hashing threads,
 /// database work on the database threads; the lws thread only routes.
 extension DuelServerCore {
@@ -23,7 +27,8 @@ extension DuelServerCore {
                     try db.markPresent(player: player, instance: instance)
                     return (player, try db.profile(player: player))
                 }) { core, connection, result in
-                    core.finishLogin(connection, ref, token: token, result: result.map { ($0.0, $0.1, nil) })
+                    // A new account has no room and no challenges yet.
+                    core.finishLogin(connection, ref, token: token, result: result.map { ($0.0, $0.1, nil, .none) })
                 }
             }
         }
@@ -58,11 +63,12 @@ extension DuelServerCore {
                             return
                         }
                         let token = Tokens.generate()
-                        core.database(for: connection, { db -> (PlayerID, PlayerProfile?, StoredEvent?) in
+                        core.database(for: connection, { db -> SignIn in
                             try db.loginSucceeded(username: username)
                             try db.createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
                             try db.markPresent(player: player, instance: instance)
-                            return (player, try db.profile(player: player), try db.liveDuel(player: player))
+                            return (player, try db.profile(player: player), try db.liveDuel(player: player),
+                                    try db.waitingSocial(player: player))
                         }) { core, connection, result in
                             core.finishLogin(connection, ref, token: token, result: result)
                         }
@@ -83,12 +89,13 @@ extension DuelServerCore {
     func authenticate(_ connection: Connection, _ ref: RequestRef?, token: String) {
         let hash = Tokens.hash(token)
         let instance = self.instance
-        database(for: connection, { db -> (PlayerID, PlayerProfile?, StoredEvent?)? in
+        database(for: connection, { db -> SignIn? in
             guard let player = try db.sessionPlayer(tokenHash: hash) else { return nil }
             // Registered before the reply: once the client hears it is signed in here,
             // every instance sees it present (it may close its other sockets next).
             try db.markPresent(player: player, instance: instance)
-            return (player, try db.profile(player: player), try db.liveDuel(player: player))
+            return (player, try db.profile(player: player), try db.liveDuel(player: player),
+                    try db.waitingSocial(player: player))
         }) { core, connection, result in
             guard let connection else { return }
             switch result {
@@ -107,13 +114,13 @@ extension DuelServerCore {
     /// and login, `{player, duel}` for auth (the live duel's latest record, or null).
     private func finishLogin(
         _ connection: Connection?, _ ref: RequestRef?, token: String?,
-        result: Result<(PlayerID, PlayerProfile?, StoredEvent?), Error>
+        result: Result<SignIn, Error>
     ) {
         guard let connection else { return }
         switch result {
         case .failure(let error):
             fail(connection, ref, protocolError(error, on: connection))
-        case .success(let (player, profile, live)):
+        case .success(let (player, profile, live, waiting)):
             if let previous = connection.player, previous != player { detach(connection, from: previous) }
             connection.player = player
             if let token { connection.tokenHash = Tokens.hash(token) }
@@ -136,8 +143,7 @@ extension DuelServerCore {
                 data["duel"] = .null
             }
             reply(connection, ref, data)
-            // A new account has no room and no challenges yet.
-            if token == nil || profile != nil { sendWaitingSocial(connection, player: player) }
+            sendWaiting(waiting, to: connection)
         }
     }
 

@@ -148,13 +148,8 @@ extension DuelServerCore {
             try db.startPractice(
                 player: player, bank: bank, mistakes: mistakes, configuration: rules, nowMs: Clock.nowMs(), announce: announce)
         }) { core, connection, result in
-            switch result {
-            case .success(let update):
-                if let connection { core.reply(connection, ref, ["duel_id": .string(update.duelID)]) }
-                core.apply(update)
-            case .failure(let error):
-                if let connection { core.fail(connection, ref, core.protocolError(error, on: connection)) }
-            }
+            // The player is connected: no abandonment clock to start.
+            core.started(connection, ref, result.map { (["duel_id": .string($0.duelID)], $0, []) })
         }
     }
 }

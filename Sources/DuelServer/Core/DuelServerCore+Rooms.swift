@@ -102,7 +102,7 @@ extension DuelServerCore {
 
     /// Replies to a request that started a game, then delivers the game's `init` (the
     /// reply first, as for `practice`).
-    private func started(
+    func started(
         _ connection: Connection?, _ ref: RequestRef?, _ result: Result<(JSONObject, DuelUpdate, [PlayerID]), Error>
     ) {
         switch result {
@@ -138,20 +138,12 @@ extension DuelServerCore {
         }
     }
 
-    /// After a sign-in: the player's room, if any, and the challenges waiting for them, as
-    /// events (a challenge made while they were away reaches them here).
-    func sendWaitingSocial(_ connection: Connection, player: PlayerID) {
-        database(for: connection, priority: .background, { db -> (Room?, [Challenge]) in
-            (try db.room(of: player), try db.pendingChallenges(player: player).filter { $0.to.id == player })
-        }) { core, connection, result in
-            guard let connection, connection.player == player, case .success(let (room, challenges)) = result else { return }
-            let now = Clock.nowMs()
-            if let room {
-                core.send(connection, ServerMessage.rowEvent(
-                    "room", table: "rooms", type: "UPDATE", atMs: now, record: room.json, serverTimeMs: now))
-            }
-            for challenge in challenges.reversed() { core.send(connection, challenge.event(type: "INSERT", nowMs: now)) }
-        }
+    /// After a sign-in's reply: the player's room, if any, and the challenges waiting for
+    /// them, as events (a challenge made while they were away reaches them here).
+    func sendWaiting(_ waiting: WaitingSocial, to connection: Connection) {
+        let now = Clock.nowMs()
+        if let room = waiting.room { send(connection, room.event(type: "UPDATE", nowMs: now)) }
+        for challenge in waiting.challenges.reversed() { send(connection, challenge.event(type: "INSERT", nowMs: now)) }
     }
 
     /// Expires challenges and rematch offers, and lets room members gone longer than the

@@ -10,6 +10,8 @@ public struct Challenge: Sendable, Equatable {
     public let from: (id: PlayerID, username: String)
     public let to: (id: PlayerID, username: String)
     public let bank: String
+    /// The bank's id, for the store.
+    let bankID: Int
     public let state: State
     public let createdAtMs: Int64
     public let expiresAtMs: Int64
@@ -47,6 +49,7 @@ public struct Challenge: Sendable, Equatable {
         from = (try row.string("from_id"), try row.string("from_name"))
         to = (try row.string("to_id"), try row.string("to_name"))
         bank = try row.string("bank")
+        bankID = try row.int("bank_id")
         state = State(rawValue: try row.string("state")) ?? .pending
         createdAtMs = try row.int64("created_ms")
         expiresAtMs = try row.int64("expires_ms")
@@ -56,7 +59,7 @@ public struct Challenge: Sendable, Equatable {
     /// The columns ``init(row:)`` reads, from `challenges c`.
     static let columns = """
         c.id::text AS id, c.from_player::text AS from_id, pf.username AS from_name,
-        c.to_player::text AS to_id, pt.username AS to_name, b.slug AS bank, c.state,
+        c.to_player::text AS to_id, pt.username AS to_name, b.slug AS bank, c.bank_id, c.state,
         (extract(epoch FROM c.created_at) * 1000)::bigint AS created_ms,
         (extract(epoch FROM c.expires_at) * 1000)::bigint AS expires_ms, c.duel_id::text AS duel
         """

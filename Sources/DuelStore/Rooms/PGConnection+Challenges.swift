@@ -55,16 +55,10 @@ extension PGConnection {
     ) throws -> (challenge: Challenge, update: DuelUpdate, absent: [PlayerID]) {
         try transaction { db in
             let found = try db.lockPending(id: id, player: player, asTarget: true)
-            try db.lockPlayers([found.from.id, player])
-            try db.checkFree(player)
-            do {
-                try db.checkFree(found.from.id)
-            } catch let error as StoreError {
-                throw StoreError(error.error.code, "\(found.from.username) is busy: \(error.error.message)")
-            }
-            let bankID = try db.query("SELECT bank_id FROM challenges WHERE id = \(id)::uuid")[0].int("bank_id")
+            // The accepter first: their own state decides before the challenger's.
+            try db.checkFree([player, found.from.id], requester: player)
             let created = try db.createGames(
-                bankID: bankID, games: [[found.from.id, player]], mode: .challenge, configuration: configuration,
+                bankID: found.bankID, games: [[found.from.id, player]], mode: .challenge, configuration: configuration,
                 nowMs: nowMs)[0]
             try db.query("""
                 UPDATE challenges SET state = 'accepted', duel_id = \(created.update.duelID)::uuid WHERE id = \(id)::uuid

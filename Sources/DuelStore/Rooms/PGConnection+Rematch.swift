@@ -62,11 +62,7 @@ extension PGConnection {
                     nowMs: nowMs))
                 return .offered(expiresAtMs: expires)
             }
-            do {
-                try db.checkFree(opponent)
-            } catch let error as StoreError {
-                throw StoreError(error.error.code, "your opponent is busy: \(error.error.message)")
-            }
+            try db.checkFree([opponent], requester: player)
             let created = try db.createGames(
                 bankID: try row.int("bank_id"), games: [players], mode: .ranked, configuration: configuration,
                 nowMs: nowMs, rematchOf: id)[0]

@@ -5,18 +5,35 @@ import Foundation
 /// Each op runs in one transaction that locks the room's row, and announces the room's
 /// new state to its members (``PGConnection/notifyPlayers(_:_:)``) at commit.
 extension PGConnection {
-    /// Refuses a player who is queued (`already_queued`), plays a live game (`in_duel`) or
-    /// is a member of a room (`in_room`): each of those owns the player's next game.
-    public func checkFree(_ player: PlayerID, roomAllowed: Bool = false) throws {
-        try lockPlayers([player])
-        let state = try query("""
-            SELECT EXISTS (SELECT 1 FROM match_queue WHERE player_id = \(player)::uuid) AS queued,
-                   EXISTS (SELECT 1 FROM live_duel_players WHERE player_id = \(player)::uuid) AS playing,
-                   EXISTS (SELECT 1 FROM room_members WHERE player_id = \(player)::uuid) AS in_room
-            """)[0]
-        if try state.bool("queued") { throw StoreError(.alreadyQueued) }
-        if try state.bool("playing") { throw StoreError(.inDuel) }
-        if try !roomAllowed && state.bool("in_room") { throw StoreError(.inRoom) }
+    /// Refuses the requester when they are queued (`already_queued`), play a live game
+    /// (`in_duel`) or are a member of a room (`in_room`): each of those owns their next game.
+    public func checkFree(_ player: PlayerID) throws {
+        try checkFree([player], requester: player)
+    }
+
+    /// The same for every player a new game would seat (locked first, ``lockPlayers(_:)``):
+    /// the first busy one decides the code, and a player other than `requester` is named.
+    /// `roomAllowed`: a room's own game, whose players are its members.
+    func checkFree(_ players: [PlayerID], requester: PlayerID, roomAllowed: Bool = false) throws {
+        try lockPlayers(players)
+        for row in try query("""
+            SELECT w.id::text AS id, p.username,
+                   EXISTS (SELECT 1 FROM match_queue q WHERE q.player_id = w.id) AS queued,
+                   EXISTS (SELECT 1 FROM live_duel_players l WHERE l.player_id = w.id) AS playing,
+                   EXISTS (SELECT 1 FROM room_members m WHERE m.player_id = w.id) AS in_room
+              FROM unnest(\(PGArray(players.map { Optional($0) }))::uuid[]) WITH ORDINALITY AS w(id, n)
+              JOIN players p ON p.id = w.id
+             ORDER BY w.n
+            """) {
+            let other = try row.string("id") == requester ? nil : try row.string("username")
+            if try row.bool("queued") {
+                throw StoreError(.alreadyQueued, other.map { "\($0) is waiting in a queue" })
+            }
+            if try row.bool("playing") { throw StoreError(.inDuel, other.map { "\($0) is in another game" }) }
+            if try !roomAllowed && row.bool("in_room") {
+                throw StoreError(.inRoom, other.map { "\($0) is in a room" })
+            }
+        }
     }
 
     /// `room_create`: a new room with `player` as host and only member.
@@ -81,17 +98,8 @@ extension PGConnection {
             guard room.host == player else { throw StoreError(.notHost) }
             if room.state == .playing { throw StoreError(.roomBusy) }
             guard room.members.count >= 2 else { throw StoreError(.roomTooSmall) }
-            try db.lockPlayers(room.memberIDs)
-            let busy = try db.query("""
-                SELECT p.username FROM unnest(\(PGArray(room.memberIDs.map { Optional($0) }))::uuid[]) AS m(id)
-                  JOIN players p ON p.id = m.id
-                 WHERE EXISTS (SELECT 1 FROM live_duel_players l WHERE l.player_id = m.id)
-                    OR EXISTS (SELECT 1 FROM match_queue q WHERE q.player_id = m.id)
-                """)
-            if let first = busy.first {
-                throw StoreError(.inDuel, "\(try first.string("username")) is in another game")
-            }
-            let bankID = try db.query("SELECT bank_id FROM rooms WHERE id = \(roomID)")[0].int("bank_id")
+            try db.checkFree(room.memberIDs, requester: player, roomAllowed: true)
+            let bankID = room.bankID
             var rules = configuration
             rules.questionCount = room.questions
             rules.answerWindowMs = Int64(room.answerMs)
@@ -118,6 +126,22 @@ extension PGConnection {
         }
     }
 
+    /// The player's room and the challenges waiting for them, read inside a sign-in's own
+    /// database job. Most players have neither: one probe of two indexes answers that.
+    public func waitingSocial(player: PlayerID) throws -> WaitingSocial {
+        let row = try query("""
+            SELECT (SELECT room_id FROM room_members WHERE player_id = \(player)::uuid) AS room,
+                   EXISTS (SELECT 1 FROM challenges WHERE to_player = \(player)::uuid AND state = 'pending'
+                              AND expires_at > now()) AS challenged
+            """)[0]
+        var waiting = WaitingSocial.none
+        if let roomID = row["room"].flatMap({ Int64($0) }) { waiting.room = try room(id: roomID) }
+        if try row.bool("challenged") {
+            waiting.challenges = try pendingChallenges(player: player).filter { $0.to.id == player }
+        }
+        return waiting
+    }
+
     /// The room `player` is a member of, if any.
     public func room(of player: PlayerID) throws -> Room? {
         guard let row = try query("SELECT room_id FROM room_members WHERE player_id = \(player)::uuid").first else {
@@ -132,24 +156,22 @@ extension PGConnection {
     @discardableResult
     public func leaveGoneMembers(afterMs: Int64, nowMs: Int64) throws -> Int {
         try transaction { db in
-            let gone = try db.query("""
-                SELECT m.player_id::text AS player, m.room_id FROM room_members m
-                 WHERE m.gone_since IS NOT NULL AND m.gone_since < now() - make_interval(secs => \(afterMs) / 1000.0)
-                   -- Held again somewhere (a sign-in that raced the absence): not gone.
-                   AND NOT EXISTS (SELECT 1 FROM presence x JOIN instances i ON i.id = x.instance
-                                    WHERE x.player_id = m.player_id AND i.heartbeat_at > now() - interval '3 seconds')
-                 ORDER BY m.room_id
-                   FOR UPDATE SKIP LOCKED
-                """)
-            var byRoom: [Int64: [PlayerID]] = [:]
-            for row in gone { byRoom[try row.int64("room_id"), default: []].append(try row.string("player")) }
-            // Members held again (a sign-in that raced their absence) are not gone.
+            // Members held again (a sign-in that raced their absence, or an instance's
+            // re-registration after a stall) are not gone.
             try db.query("""
                 UPDATE room_members m SET gone_since = NULL
                  WHERE m.gone_since IS NOT NULL
                    AND EXISTS (SELECT 1 FROM presence x JOIN instances i ON i.id = x.instance
                                 WHERE x.player_id = m.player_id AND i.heartbeat_at > now() - interval '3 seconds')
                 """)
+            let gone = try db.query("""
+                SELECT m.player_id::text AS player, m.room_id FROM room_members m
+                 WHERE m.gone_since IS NOT NULL AND m.gone_since < now() - make_interval(secs => \(afterMs) / 1000.0)
+                 ORDER BY m.room_id
+                   FOR UPDATE SKIP LOCKED
+                """)
+            var byRoom: [Int64: [PlayerID]] = [:]
+            for row in gone { byRoom[try row.int64("room_id"), default: []].append(try row.string("player")) }
             for (roomID, players) in byRoom.sorted(by: { $0.key < $1.key }) {
                 _ = try db.query("SELECT id FROM rooms WHERE id = \(roomID) FOR UPDATE")
                 _ = try db.removeMembers(players, from: roomID, nowMs: nowMs)
@@ -249,7 +271,7 @@ extension PGConnection {
     /// A room's record, or nil when there is no such room.
     func room(id: Int64) throws -> Room? {
         let rows = try query("""
-            SELECT r.code, b.slug AS bank, r.host::text AS host, r.questions, r.answer_ms, r.max_players,
+            SELECT r.code, r.bank_id, b.slug AS bank, r.host::text AS host, r.questions, r.answer_ms, r.max_players,
                    r.duel_id::text AS duel, r.games,
                    (r.duel_id IS NOT NULL AND EXISTS (SELECT 1 FROM live_duel_players l WHERE l.duel_id = r.duel_id))
                        AS playing,
@@ -266,7 +288,8 @@ extension PGConnection {
             return Room.Member(id: id, username: try row.string("username"), connected: try row.bool("connected"))
         }
         return Room(
-            code: try first.string("code"), bank: try first.string("bank"), host: try first.string("host"),
+            code: try first.string("code"), bankID: try first.int("bank_id"), bank: try first.string("bank"),
+            host: try first.string("host"),
             questions: try first.int("questions"), answerMs: try first.int("answer_ms"),
             maxPlayers: try first.int("max_players"), members: members,
             state: try first.bool("playing") ? .playing : .open, duelID: first["duel"], games: try first.int("games"))
@@ -274,8 +297,6 @@ extension PGConnection {
 
     /// Sends the room's `room` event to its members (or `to`), at commit.
     private func announce(_ room: Room, type: String, nowMs: Int64, to: [PlayerID]? = nil) throws {
-        let text = ServerMessage.rowEvent(
-            "room", table: "rooms", type: type, atMs: nowMs, record: room.json, serverTimeMs: nowMs)
-        try notifyPlayers(to ?? room.memberIDs, text)
+        try notifyPlayers(to ?? room.memberIDs, room.event(type: type, nowMs: nowMs))
     }
 }

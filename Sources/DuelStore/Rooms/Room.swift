@@ -20,6 +20,8 @@ public struct Room: Sendable, Equatable {
     }
 
     public let code: String
+    /// The bank's id, for the store (records name the bank by slug).
+    let bankID: Int
     public let bank: String
     public let host: PlayerID
     public let questions: Int
@@ -33,6 +35,11 @@ public struct Room: Sendable, Equatable {
     public let games: Int
 
     public var memberIDs: [PlayerID] { members.map(\.id) }
+
+    /// The `room` event of this state (`"table":"rooms"`).
+    public func event(type: String, nowMs: Int64) -> String {
+        ServerMessage.rowEvent("room", table: "rooms", type: type, atMs: nowMs, record: json, serverTimeMs: nowMs)
+    }
 
     public var json: JSONValue {
         .object([
@@ -62,4 +69,12 @@ public struct RoomChange: Sendable {
     public var started: DuelUpdate? = nil
     /// Players of the started game whom no instance holds: their abandonment clocks must start.
     public var absent: [PlayerID] = []
+}
+
+/// What waits for a player at sign-in: their room, and challenges made to them meanwhile.
+public struct WaitingSocial: Sendable {
+    public var room: Room?
+    public var challenges: [Challenge]
+
+    public static let none = WaitingSocial(room: nil, challenges: [])
 }
