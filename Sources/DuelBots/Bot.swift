@@ -133,6 +133,9 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
     }
 
     private func runEnded() {
+        // A bot in a room leaves it (forfeiting a live game of it), or the next run's bots
+        // with the same accounts would find themselves members (`in_room` on every queue).
+        if roomCode != nil, !isDone { return leaveRoomAtEnd() }
         switch phase {
         case .notStarted, .connecting, .loggingIn, .waitingForLeftover, .parked, .backingOff: finish()
         case .matching: leaveQueue()
@@ -145,6 +148,23 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
             send()
         case .leaving, .done: break
         }
+    }
+
+    private var isDone: Bool {
+        if case .done = phase { return true }
+        if case .leaving = phase { return true }
+        return false
+    }
+
+    private func leaveRoomAtEnd() {
+        switch phase {
+        case .matching: stats.update { $0.waiting -= 1 }
+        case .playing: leaveDuel()
+        default: break
+        }
+        phase = .leaving
+        let ref = reserveRef(.cancel, timeoutMicros: 5_000_000)
+        sendJSON(.object(["op": "room_leave", "ref": .number(ref)]))
     }
 
     private func leaveQueue() {
