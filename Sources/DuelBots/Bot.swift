@@ -571,8 +571,10 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
     }
 
     private func question(_ duel: inout DuelState) {
-        guard let index = frame.question.index, index > duel.answeredIndex, let options = frame.question.choiceCount
-        else { return }
+        guard let index = frame.question.index, index > duel.answeredIndex else { return }
+        // Text and number questions have no choices: the bot's guess is 0.
+        let kind = frame.question.type
+        let options = kind == .text || kind == .number ? 1 : frame.question.choiceCount ?? 0
         duel.answeredIndex = index
         if Double.random(in: 0..<1) < configuration.skipRate { return }
         let questionID = frame.question.questionID ?? -1
@@ -581,15 +583,17 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
             let serial = duel.serial
             loop.schedule(afterMicros: UInt64(think) * 1_000) { [self] in
                 if case .playing = phase, self.duel?.serial == serial {
-                    answer(index: index, questionID: questionID, options: options)
+                    answer(index: index, questionID: questionID, options: options, kind: kind)
                 }
             }
         } else {
-            answer(index: index, questionID: questionID, options: options, duel: duel)
+            answer(index: index, questionID: questionID, options: options, kind: kind, duel: duel)
         }
     }
 
-    private func answer(index: Int, questionID: Int, options: Int, duel: DuelState? = nil) {
+    private func answer(
+        index: Int, questionID: Int, options: Int, kind: BotFrame.QuestionKind, duel: DuelState? = nil
+    ) {
         guard let duel = duel ?? self.duel, options > 0 else { return }
         let known = stats.state.withLock { $0.knowledge[Int64(questionID)] }
         let choice = (known != nil && Double.random(in: 0..<1) < configuration.accuracy)
@@ -597,7 +601,11 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
         let sentAt = nowMicros()
         stats.update { $0.sentAt[AnswerKey(duel: duel.hash, index: index, player: me.hash)] = sentAt }
         let ref = reserveRef(.answer(sentAt: sentAt, duel: duel.serial, index: index), timeoutMicros: 30_000_000)
-        writer.answer(ref: ref, duelID: duel.id, questionIndex: index, choice: choice)
+        if kind == .single || kind == .boolean {
+            writer.answer(ref: ref, duelID: duel.id, questionIndex: index, choice: choice)
+        } else {
+            writer.answer(ref: ref, duelID: duel.id, questionIndex: index, kind: kind, pick: choice)
+        }
         send()
     }
 

@@ -49,9 +49,15 @@ struct BotFrame {
         var questionID: Int?
         var choiceCount: Int?
         var deadlineMs: Int?
-        /// A correct choice inside `question` would be a leak (rule 10).
+        /// The question's `type`; single when absent (version 1).
+        var type = QuestionKind.single
+        /// A key inside `question` would be a leak (rule 10): `correct_choice`,
+        /// `correct_choices`, `accepted` or `correct_number`.
         var hasCorrectChoice = false
     }
+
+    /// What the bot sends for a question: a choice, several, a text or a number.
+    enum QuestionKind: Equatable { case single, multiple, boolean, text, number }
 
     struct Reveal: Equatable {
         var correctChoice: Int?
@@ -185,8 +191,13 @@ struct BotFrame {
                 question.questionID = scanner.integer()
             } else if key.equals("deadline_ms") {
                 question.deadlineMs = scanner.integer()
-            } else if key.equals("correct_choice") {
+            } else if key.equals("correct_choice") || key.equals("correct_choices") || key.equals("accepted")
+                        || key.equals("correct_number") {
                 question.hasCorrectChoice = true
+            } else if key.equals("type"), let value = scanner.string() {
+                question.type = value.equals("multiple") ? .multiple : value.equals("boolean") ? .boolean
+                    : value.equals("text") ? .text : value.equals("number") ? .number : .single
+                return true
             } else if key.equals("choices"), scanner.peek() == UInt8(ascii: "[") {
                 var count = 0
                 let ok = scanner.array(depth: 3) { scanner in
@@ -213,7 +224,9 @@ struct BotFrame {
                     answer.correct = value
                     return true
                 }
-                if key.equals("choice") { answer.hasChoice = true }
+                if key.equals("choice") || key.equals("choices") || key.equals("text") || key.equals("number") {
+                    answer.hasChoice = true
+                }
                 return scanner.skipValue(depth: 4)
             }
             answers.append(answer)

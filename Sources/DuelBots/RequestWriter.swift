@@ -34,6 +34,32 @@ struct RequestWriter {
         end()
     }
 
+    /// An answer to a question that is not one choice: `"choices":[pick]`, `"text":"?"` or
+    /// `"number":0` (load bots guess; the answer is judged like any other).
+    mutating func answer(ref: Int, duelID: [UInt8], questionIndex: Int, kind: BotFrame.QuestionKind, pick: Int) {
+        start("answer", ref: ref)
+        duel(duelID)
+        field("question_index")
+        number(questionIndex)
+        switch kind {
+        case .multiple:
+            field("choices")
+            append("[")
+            number(pick)
+            append("]")
+        case .text:
+            field("text")
+            append(#""?""#)
+        case .number:
+            field("number")
+            number(pick)
+        case .single, .boolean:
+            field("choice")
+            number(pick)
+        }
+        end()
+    }
+
     private mutating func start(_ op: StaticString, ref: Int) {
         bytes.removeAll(keepingCapacity: true)
         append(#"{"op":""#)

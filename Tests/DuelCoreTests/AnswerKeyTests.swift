@@ -81,7 +81,7 @@ import Testing
         #expect(multiple.judge(.choices([2, 0]), options: 4) == true)
         #expect(multiple.judge(.choices([0]), options: 4) == false)
         #expect(multiple.judge(.choices([0, 2, 3]), options: 4) == false)
-        #expect(multiple.judge(.choices([]), options: 4) == false)
+        #expect(multiple.judge(.choices([]), options: 4) == nil)
         #expect(multiple.judge(.choices([0, 0]), options: 4) == nil)
         #expect(multiple.judge(.choices([5]), options: 4) == nil)
 

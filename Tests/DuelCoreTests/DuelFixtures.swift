@@ -15,6 +15,38 @@ enum Fixture {
         }
     }
 
+    /// Questions of every type in turn: single, multiple, boolean, text, number. Their keys
+    /// are strings no prompt or choice contains, so a leak shows as the key's text in a frame.
+    static func mixedQuestions(_ count: Int) -> [DuelQuestion] {
+        (0..<count).map { index in
+            let id = Int64(100 + index), prompt = "Question \(index)?"
+            switch index % 5 {
+            case 0: return DuelQuestion(id: id, prompt: prompt, choices: ["a", "b", "c"], correctChoice: index % 3)
+            case 1: return DuelQuestion(id: id, prompt: prompt, choices: ["a", "b", "c", "d"],
+                                        key: .multiple(correct: [0, 2]))
+            case 2: return DuelQuestion(id: id, prompt: prompt, choices: QuestionType.booleanChoices,
+                                        key: .boolean(correct: index % 2 == 0))
+            case 3: return DuelQuestion(id: id, prompt: prompt, choices: [],
+                                        key: .text(accepted: ["Zanzibar\(index)", "Xylo\(index)phone"], matching: .rough))
+            default: return DuelQuestion(id: id, prompt: prompt, choices: [],
+                                         key: .number(correct: 987_654.125 + Double(index), tolerance: 0.25))
+            }
+        }
+    }
+
+    /// A submission for `question` from a small number `pick` (0-5): right, wrong or, at 5,
+    /// the wrong kind of answer for the type (`bad_request`).
+    static func submission(_ pick: Int, for question: DuelQuestion) -> Submission {
+        switch (question.key, pick) {
+        case (.single, 5), (.boolean, 5), (.number, 5): return .text("five")
+        case (.multiple, 5), (.text, 5): return .choice(0)
+        case (.single, _), (.boolean, _): return .choice(pick)
+        case (.multiple, _): return .choices(pick % 2 == 0 ? [2, 0] : [pick % 4])
+        case (.text(let accepted, _), _): return .text(pick % 2 == 0 ? accepted[0].lowercased() : "nope \(pick)")
+        case (.number(let correct, let tolerance), _): return .number(correct + Double(pick - 1) * tolerance)
+        }
+    }
+
     static func players(_ a: GlickoRating = .newPlayer, _ b: GlickoRating = .newPlayer) -> [DuelPlayer] {
         [DuelPlayer(id: alice, username: "alice", rating: a), DuelPlayer(id: bob, username: "bob", rating: b)]
     }

@@ -70,8 +70,19 @@ import Testing
         }
     }
 
-    func run(_ inputs: [Input], configuration: DuelConfiguration, bankSize: Int) {
-        let questions = Fixture.questions(bankSize, choices: 2 + bankSize % 4)
+    /// The same invariants with every question type (issue 13): answers of each kind, right,
+    /// wrong and of the wrong kind, and no key in any frame before its reveal.
+    @Test func invariantsHoldWithMixedQuestionTypes() async {
+        await propertyCheck(
+            count: 2_000,
+            input: Gen.int(in: 0...Int.max).array(of: 1...120), Gen.int(in: 0...2)
+        ) { raws, shape in
+            run(raws.map(Input.init), configuration: Self.configurations[shape], bankSize: 10, mixed: true)
+        }
+    }
+
+    func run(_ inputs: [Input], configuration: DuelConfiguration, bankSize: Int, mixed: Bool = false) {
+        let questions = mixed ? Fixture.mixedQuestions(bankSize) : Fixture.questions(bankSize, choices: 2 + bankSize % 4)
         guard let (started, first) = Duel.start(
             id: "d", bank: "b", players: Fixture.players(), questions: questions,
             configuration: configuration, nowMs: 0)
@@ -92,7 +103,12 @@ import Testing
             switch input {
             case .advance: step = duel.advance(nowMs: now)
             case .answer(let seat, let index, let choice, _):
-                step = duel.answer(player: seats[seat], questionIndex: index, choice: choice, atMs: now)
+                if mixed, duel.questions.indices.contains(index) {
+                    step = duel.answer(player: seats[seat], questionIndex: index,
+                                       submission: Fixture.submission(choice, for: duel.questions[index]), atMs: now)
+                } else {
+                    step = duel.answer(player: seats[seat], questionIndex: index, choice: choice, atMs: now)
+                }
             case .forfeit(let seat, _): step = duel.forfeit(player: seats[seat], atMs: now)
             case .disconnect(let seat, _): step = duel.playerDisconnected(seats[seat], atMs: now)
             case .reconnect(let seat, _): step = duel.playerReconnected(seats[seat], atMs: now)
@@ -172,7 +188,20 @@ import Testing
             }
         }
         if case .object(let question)? = json["question"] {
-            #expect(question["correct_choice"] == nil)
+            for key in ["correct_choice", "correct_choices", "accepted", "matching", "correct_number", "tolerance"] {
+                #expect(question[key] == nil)
+            }
+        }
+        // No form of an unrevealed key anywhere in the frame: an accepted text, a number.
+        let text = json.serialized
+        for index in duel.questions.indices where index != record.reveal?.questionIndex {
+            switch duel.questions[index].key {
+            case .text(let accepted, _):
+                for answer in accepted { #expect(!text.lowercased().contains(answer.lowercased())) }
+            case .number(let correct, _):
+                #expect(!text.contains(String(correct)))
+            default: break
+            }
         }
     }
 }

@@ -66,10 +66,10 @@ import Testing
         #expect(written == answers)
         // Stored inputs come back as the same values.
         for input in logged {
-            var question: Int?, choice: Int?
-            if case .answer(_, let q, let c, _) = input { (question, choice) = (q, c) }
+            var question: Int?, submission: Submission?
+            if case .answer(_, let q, let s, _) = input { (question, submission) = (q, s) }
             #expect(DuelInput(kind: input.kind.rawValue, player: input.player, questionIndex: question,
-                              choice: choice, atMs: input.atMs) == input)
+                              submission: submission, atMs: input.atMs) == input)
         }
     }
 
@@ -84,7 +84,7 @@ import Testing
         let early = duel.answer(player: Fixture.alice, questionIndex: 0, choice: 0, atMs: 3_001)
         #expect(early.rejection?.code == .wrongQuestion)
         #expect(duel.players[0].score == 0)
-        let onTime = duel.answer(player: Fixture.alice, questionIndex: 0, choice: duel.questions[0].correctChoice, atMs: 3_005)
+        let onTime = duel.answer(player: Fixture.alice, questionIndex: 0, choice: duel.questions[0].correctChoice!, atMs: 3_005)
         #expect(onTime.outcome == .answered(correct: true, points: 200))
     }
 }

@@ -42,8 +42,10 @@ import Testing
         let reveal = step.events[1].record.json["reveal"]
         #expect(reveal == .object([
             "question_index": 0,
+            "type": "single",
             "correct_choice": 0,
             "choices": .object(["p-alice": 0, "p-bob": 3]),
+            "answers": .object(["p-alice": .object(["choice": 0]), "p-bob": .object(["choice": 3])]),
             "points": .object(["p-alice": 180, "p-bob": 0]),
         ]))
     }

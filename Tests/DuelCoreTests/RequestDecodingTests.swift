@@ -11,6 +11,12 @@ import Testing
         return nil
     }
 
+    /// The code and the field a refusal names (its message starts `field:`).
+    func failure(_ text: String) -> String? {
+        guard case .failure(let failure) = decode(text) else { return nil }
+        return "\(failure.error.code.rawValue) \(failure.error.message.prefix { $0 != ":" })"
+    }
+
     func request(_ text: String) -> ClientRequest? {
         if case .success(let envelope) = decode(text) { return envelope.request }
         return nil
@@ -26,7 +32,7 @@ import Testing
         #expect(request(#"{"op":"queue","bank":"capitals"}"#) == .queue(bank: "capitals"))
         #expect(request(#"{"op":"cancel"}"#) == .cancel)
         #expect(request(#"{"op":"answer","duel_id":"d","question_index":2,"choice":1}"#)
-            == .answer(duelID: "d", questionIndex: 2, choice: 1))
+            == .answer(duelID: "d", questionIndex: 2, submission: .choice(1)))
         #expect(request(#"{"op":"forfeit","duel_id":"d"}"#) == .forfeit(duelID: "d"))
         #expect(request(#"{"op":"resume","duel_id":"d","after_seq":0}"#) == .resume(duelID: "d", afterSeq: 0))
         #expect(request(#"{"op":"leaderboard","bank":"b"}"#) == .leaderboard(bank: "b", limit: 20))
@@ -160,7 +166,29 @@ import Testing
 
     @Test func unknownFieldsAreIgnoredAndIntegralDoublesAccepted() {
         #expect(request(#"{"op":"answer","duel_id":"d","question_index":1.0,"choice":0,"score":999,"at_ms":0}"#)
-            == .answer(duelID: "d", questionIndex: 1, choice: 0))
+            == .answer(duelID: "d", questionIndex: 1, submission: .choice(0)))
+    }
+
+    @Test func answersOfEveryType() {
+        let head = #"{"op":"answer","duel_id":"d","question_index":0,"#
+        #expect(request(head + #""choices":[2,0]}"#) == .answer(duelID: "d", questionIndex: 0, submission: .choices([2, 0])))
+        #expect(request(head + #""text":" Café "}"#) == .answer(duelID: "d", questionIndex: 0, submission: .text(" Café ")))
+        #expect(request(head + #""number":-3.25}"#) == .answer(duelID: "d", questionIndex: 0, submission: .number(-3.25)))
+        #expect(request(head + #""number":206}"#) == .answer(duelID: "d", questionIndex: 0, submission: .number(206)))
+        // Empty choices decode: whether they fit is the question's check (`choices: pick at least one`).
+        #expect(request(head + #""choices":[]}"#) == .answer(duelID: "d", questionIndex: 0, submission: .choices([])))
+        // Exactly one answer field, each well typed; every refusal names its field.
+        #expect(failure(head + #""choice":1,"text":"x"}"#) == "bad_request text")
+        #expect(failure(head + #""duel":1}"#) == "bad_request choice")
+        #expect(failure(head + #""choices":[1,"a"]}"#) == "bad_request choices")
+        #expect(failure(head + #""choices":[-1]}"#) == "bad_request choices")
+        #expect(failure(head + #""choices":2}"#) == "bad_request choices")
+        #expect(failure(head + #""choices":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]}"#) == "bad_request choices")
+        #expect(failure(head + #""text":5}"#) == "bad_request text")
+        #expect(failure(head + #""text":""# + String(repeating: "é", count: 201) + #""}"#) == "bad_request text")
+        #expect(failure(head + #""text":"a\u0000b"}"#) == "bad_request text")
+        #expect(failure(head + #""number":"3"}"#) == "bad_request number")
+        #expect(failure(head + #""number":1e999}"#)?.hasPrefix("bad_json") == true)
     }
 
     @Test func onlyFourOpsNeedNoLogin() {

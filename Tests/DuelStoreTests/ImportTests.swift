@@ -132,4 +132,121 @@ import Testing
         #expect(throws: PGError.self) { try connection.query("SELECT * FROM duels") }
         try connection.execute(script: "ROLLBACK")
     }
+
+    // Question types (migration 013) ----------------------------------------------------------
+
+    func keys() throws -> [String] {
+        try connection.query("SELECT type || ' ' || ops.question_key(q) AS k FROM questions q ORDER BY id").map {
+            try $0.string("k")
+        }
+    }
+
+    func failure(_ sql: SQLQuery) -> String {
+        do {
+            try connection.query(sql)
+            return "no error"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func addQuestionTakesEveryType() throws {
+        try connection.query("SELECT ops.add_question('quiz', 'Noble?', p_type => 'multiple', p_answer => 'A|C', p_choices => ARRAY['Ne','Fe','Ar'])")
+        try connection.query("SELECT ops.add_question('quiz', 'Wet?', p_type => 'boolean', p_answer => 'TRUE')")
+        try connection.query("SELECT ops.add_question('quiz', 'France?', p_type => 'text', p_answer => 'Paris|Paname', p_matching => 'exact')")
+        try connection.query("SELECT ops.add_question('quiz', 'Pi?', p_type => 'number', p_answer => '3.14', p_tolerance => 0.01)")
+        try connection.query("SELECT ops.add_question('quiz', 'Old?', ARRAY['a','b'], 'B')")
+        #expect(try keys() == ["multiple A|C", "boolean true", "text Paris|Paname (exact)", "number 3.14 ± 0.01", "single B"])
+        #expect(try connection.query("SELECT choices FROM questions WHERE type = 'boolean'")[0].textArray("choices") == ["True", "False"])
+    }
+
+    @Test(arguments: [
+        ("p_type => 'text', p_answer => '  |  '", "question, answer: the accepted answers must be"),
+        ("p_type => 'number', p_answer => 'twelve'", "question, answer: must be a number"),
+        ("p_type => 'number', p_answer => '1', p_tolerance => -1", "question, answer: tolerance must be"),
+        ("p_type => 'boolean', p_answer => 'yes'", "question, answer: must be true or false"),
+        ("p_type => 'multiple', p_answer => 'A|D', p_choices => ARRAY['a','b','c']", "question, answer: correct answer \"D\" is out of range"),
+        ("p_type => 'multiple', p_answer => 'A|a', p_choices => ARRAY['a','b','c']", "question, answer: the right choices must be distinct"),
+        ("p_type => 'text', p_answer => 'x', p_choices => ARRAY['a','b']", "question, choices: a text question has none"),
+        ("p_type => 'text', p_answer => 'x', p_tolerance => 1", "question, tolerance: only for number questions"),
+        ("p_type => 'single', p_answer => 'A', p_choices => ARRAY['a','b'], p_matching => 'rough'", "question, matching: only for text questions"),
+        ("p_type => 'essay', p_answer => 'A'", "question, type: must be single, multiple, boolean, text or number"),
+    ])
+    func badKeysNameTheFieldAndAddNothing(arguments: String, message: String) throws {
+        let error = failure("SELECT ops.add_question('quiz', 'Q?', \(unsafeRaw: arguments))")
+        #expect(error.contains(message), "\(error)")
+        #expect(try count() == 0)
+    }
+
+    @Test func theTableRefusesKeysThatDoNotFitTheType() throws {
+        let bank = "(SELECT id FROM banks WHERE slug = 'quiz')"
+        for values in [
+            "'text', '{}', 0, NULL, '{Paris}', 'rough', NULL, NULL",        // a choice on a text question
+            "'text', '{}', NULL, NULL, '{Paris}', NULL, NULL, NULL",       // no matching
+            "'multiple', '{a,b}', NULL, '{0,0}', NULL, NULL, NULL, NULL",  // repeated choice
+            "'boolean', '{Yes,No}', 0, NULL, NULL, NULL, NULL, NULL",      // not True/False
+            "'number', '{}', NULL, NULL, NULL, NULL, 'NaN', 0",            // not a number
+            "'number', '{a,b}', NULL, NULL, NULL, NULL, 1, 0",             // choices on a number question
+        ] {
+            let error = failure("""
+                INSERT INTO questions (bank_id, type, choices, correct_choice, correct_choices, accepted, matching,
+                                       correct_number, tolerance, prompt)
+                VALUES (\(unsafeRaw: bank), \(unsafeRaw: values), 'Q?')
+                """)
+            #expect(error.contains("violates check constraint"), "\(values): \(error)")
+        }
+    }
+
+    @Test func aCSVFileOfEveryTypeLandsWhole() throws {
+        let csv = "type,prompt,choices,answer,matching,tolerance\r\n"
+            + "single,\"Capital, of Peru?\",Lima|Quito|Bogotá,A,,\r\n"
+            + "multiple,Which are noble gases?,Neon|Iron|Argon,A|C,,\n"
+            + "\n"
+            + "boolean,\"Water \"\"boils\"\"\nat 100 °C\",,true,,\n"
+            + "text,Chemical symbol of gold?,,Au,exact,\n"
+            + ",Bones in an adult?,a|b,B,,\n"
+            + "number,How many bones?,,206,,0.5"
+        #expect(try connection.query("SELECT ops.import_csv('quiz', \(csv)) AS n")[0].int("n") == 6)
+        #expect(try keys() == ["single A", "multiple A|C", "boolean true", "text Au (exact)", "single B", "number 206 ± 0.5"])
+        let prompts = try connection.query("SELECT prompt, source FROM questions ORDER BY id")
+        #expect(try prompts[0].string("prompt") == "Capital, of Peru?")
+        #expect(try prompts[2].string("prompt") == "Water \"boils\"\nat 100 °C")
+        #expect(try prompts[0].string("source") == "csv")
+    }
+
+    @Test(arguments: [
+        ("prompt,answer,colour\nQ,A,red", "line 1, header: unknown column \"colour\""),
+        ("type,answer\nsingle,A", "line 1, header: the columns prompt and answer are required"),
+        ("prompt,answer,answer\nQ,A,A", "line 1, header: a column is named twice"),
+        ("type,prompt,answer\ntext,Q1,x\nQ2", "line 3: 1 fields, but the header names 3"),
+        ("type,prompt,answer,choices\nsingle,Q1,A,a|b\nnumber,Q2,ten,", "line 3, answer: must be a number"),
+        ("type,prompt,answer,choices\nsingle,Q1,A,a|b\n\nsingle,Q2,A,a", "line 4, choices: must be 2 to 6"),
+        ("type,prompt,answer,tolerance\nnumber,Q1,1,lots", "line 2, tolerance: must be a number"),
+        ("prompt,answer\n\"Q1,A", "line 2: a quoted field is not closed"),
+        ("prompt,answer\n", "csv: no questions after the header"),
+        ("type,prompt,answer\ntext,,Paris", "line 2, prompt: must not be empty"),
+    ])
+    func aBadCSVNamesTheLineAndFieldAndImportsNothing(csv: String, message: String) throws {
+        let error = failure("SELECT ops.import_csv('quiz', \(csv))")
+        #expect(error.contains(message), "\(error)")
+        #expect(try count() == 0)
+    }
+
+    @Test func openTriviaBooleansBecomeBooleanQuestions() throws {
+        _ = try importTrivia("""
+            {"response_code":0,"results":[
+             {"type":"boolean","difficulty":"easy","category":"Science","question":"The sun is a star.","correct_answer":"True","incorrect_answers":["False"]},
+             {"type":"boolean","difficulty":"easy","category":"Science","question":"Bats are birds.","correct_answer":"False","incorrect_answers":["True"]}]}
+            """)
+        #expect(try keys() == ["boolean true", "boolean false"])
+    }
+
+    @Test func editingAQuestionIntoAnotherTypeKeepsTheOldVersion() throws {
+        let old = try connection.query("SELECT ops.add_question('quiz', 'France?', ARRAY['Paris','Rome'], 'A') AS id")[0].int64("id")
+        let new = try connection.query("SELECT ops.edit_question(\(old), 'Capital of France?', p_type => 'text', p_answer => 'Paris') AS id")[0].int64("id")
+        #expect(try keys() == ["single A", "text Paris (rough)"])
+        let rows = try connection.query("SELECT id, active, replaced_by FROM questions ORDER BY id")
+        #expect(try rows[0].bool("active") == false && rows[0].int64("replaced_by") == new)
+        #expect(try rows[1].bool("active"))
+    }
 }

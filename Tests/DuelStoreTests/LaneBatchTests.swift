@@ -9,11 +9,26 @@ import Testing
     static let rules = DuelConfiguration(countdownMs: 0, answerWindowMs: 10_000, revealMs: 0, questionCount: 5)
 
     /// `count` fresh duels of general-science, question 0 open since `nowMs`.
-    func duels(_ fixture: StoreFixture, _ count: Int, nowMs: Int64 = 1_000) async throws -> [Duel] {
+    func duels(
+        _ fixture: StoreFixture, _ count: Int, nowMs: Int64 = 1_000, bank slug: String = "general-science"
+    ) async throws -> [Duel] {
         let ids = try await fixture.players(2 * count, prefix: "b\(UUID().uuidString.prefix(6))")
         let connection = try fixture.connect()
         defer { connection.close() }
-        let bank = try #require(try connection.bank(slug: "general-science")).id
+        if slug == "mixed", try connection.bank(slug: slug) == nil {
+            try connection.query("SELECT ops.create_bank('mixed', 'Every type')")
+            try connection.query("""
+                SELECT ops.import_csv('mixed', \("""
+                type,prompt,choices,answer,matching,tolerance
+                single,One?,a|b|c|d,B,,
+                multiple,Several?,a|b|c|d,A|C,,
+                boolean,True?,,false,,
+                text,Peru?,,Lima|Lima city,rough,
+                number,Bones?,,206,,0.5
+                """))
+                """)
+        }
+        let bank = try #require(try connection.bank(slug: slug)).id
         let games = stride(from: 0, to: ids.count, by: 2).map { [ids[$0], ids[$0 + 1]] }
         return try connection.transaction {
             try $0.createGames(bankID: bank, games: games, mode: .ranked, configuration: Self.rules, nowMs: nowMs).map(\.duel)
@@ -21,7 +36,7 @@ import Testing
     }
 
     func answer(_ duel: Duel, seat: Int, correct: Bool, at: Int64 = 1_500) -> DuelInputItem {
-        let right = duel.questions[0].correctChoice
+        let right = duel.questions[0].correctChoice!
         return DuelInputItem(duelID: duel.id, input: .answer(
             player: duel.players[seat].id, questionIndex: 0, choice: correct ? right : (right + 1) % duel.questions[0].choices.count,
             atMs: at))
@@ -104,9 +119,11 @@ import Testing
         #expect(try connection.query("SELECT inputs FROM duels WHERE id = \(made[0].id)::uuid")[0].int("inputs") == 0)
     }
 
-    @Test func aStateRebuiltFromStoredRowsEqualsTheStateInMemory() async throws {
+    /// With the seed bank (single choice) and with a bank of every question type.
+    @Test(arguments: ["general-science", "mixed"])
+    func aStateRebuiltFromStoredRowsEqualsTheStateInMemory(bank: String) async throws {
         let fixture = try StoreFixture(workers: 1)
-        let made = try await duels(fixture, 12)
+        let made = try await duels(fixture, 12, bank: bank)
         let writer = try fixture.connect()
         let reader = try fixture.connect()
         defer { writer.close(); reader.close() }
@@ -122,7 +139,9 @@ import Testing
                 let player = duel.players.randomElement(using: &random)!.id
                 let input: DuelInput = switch Int.random(in: 0..<20, using: &random) {
                 case 0..<12: .answer(player: player, questionIndex: Int.random(in: 0..<5, using: &random),
-                                     choice: Int.random(in: 0..<4, using: &random), atMs: now)
+                                     submission: [.choice(Int.random(in: 0..<4, using: &random)), .choices([0, 2]),
+                                                  .choices([1]), .text("lima"), .text("Quito é"), .number(206.25),
+                                                  .number(-1)].randomElement(using: &random)!, atMs: now)
                 case 12..<15: .advance(atMs: now)
                 case 15: .forfeit(player: player, atMs: now)
                 case 16, 17: .disconnected(player: player, atMs: now)

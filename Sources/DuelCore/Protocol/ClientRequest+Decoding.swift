@@ -71,7 +71,7 @@ extension ClientRequest {
             return .answer(
                 duelID: try fields.string("duel_id", maxLength: 128),
                 questionIndex: try fields.int("question_index", in: 0...Int(Int32.max)),
-                choice: try fields.int("choice", in: 0...Int(Int32.max)))
+                submission: try fields.submission())
         case "forfeit": return .forfeit(duelID: try fields.string("duel_id", maxLength: 128))
         case "resume":
             return .resume(
@@ -175,6 +175,44 @@ private struct Fields {
         guard let value = object[name], value != .null else { return fallback }
         guard case .bool(let flag) = value else { throw .badField(name, "must be true or false") }
         return flag
+    }
+
+    /// An answer: exactly one of `choice`, `choices`, `text` or `number` (whether it fits the
+    /// question is the engine's check, which names the field too).
+    func submission() throws(ProtocolError) -> Submission {
+        let given = ["choice", "choices", "text", "number"].filter(has)
+        guard given.count == 1 else {
+            throw given.isEmpty ? .badField("choice", "is required (or choices, text or number)")
+                : .badField(given[1], "send only one of choice, choices, text and number")
+        }
+        switch given[0] {
+        case "choice":
+            return .choice(try int("choice", in: 0...Int(Int32.max)))
+        case "choices":
+            guard case .array(let items) = object["choices"], items.count <= 16 else {
+                throw .badField("choices", "must be an array of at most 16 integers")
+            }
+            var picks: [Int] = []
+            for item in items {
+                guard let number = item.integer, number >= 0, number <= Int64(Int32.max) else {
+                    throw .badField("choices", "must hold integers from 0")
+                }
+                picks.append(Int(number))
+            }
+            return .choices(picks)
+        case "text":
+            let text = try string("text", maxLength: AnswerKey.maxTextLength)
+            guard !text.unicodeScalars.contains(where: { $0.value == 0 }) else {
+                throw .badField("text", "must not contain NUL")
+            }
+            return .text(text)
+        default:
+            switch object["number"] {
+            case .int(let value)?: return .number(Double(value))
+            case .double(let value)? where value.isFinite: return .number(value)
+            default: throw .badField("number", "must be a finite number")
+            }
+        }
     }
 
     func int64(_ name: String) throws(ProtocolError) -> Int64 {

@@ -20,7 +20,7 @@ public enum ClientRequest: Sendable, Equatable {
     case banks
     case queue(bank: String)
     case cancel
-    case answer(duelID: String, questionIndex: Int, choice: Int)
+    case answer(duelID: String, questionIndex: Int, submission: Submission)
     case forfeit(duelID: String)
     case resume(duelID: String, afterSeq: Int)
     case leaderboard(bank: String, limit: Int)

@@ -11,19 +11,24 @@ extension Duel {
         return step
     }
 
-    /// A player's answer to question `questionIndex`, arriving at server time `atMs` (rules 3-6).
+    /// A one-choice answer (single and boolean questions).
     public mutating func answer(player: PlayerID, questionIndex: Int, choice: Int, atMs: Int64) -> DuelStep {
+        answer(player: player, questionIndex: questionIndex, submission: .choice(choice), atMs: atMs)
+    }
+
+    /// A player's answer to question `questionIndex`, arriving at server time `atMs` (rules 3-6).
+    /// The question's key judges it, whatever its type; lock-out and scoring are the same for all.
+    public mutating func answer(player: PlayerID, questionIndex: Int, submission: Submission, atMs: Int64) -> DuelStep {
         var step = DuelStep()
         catchUp(nowMs: atMs, into: &step)
-        switch checkAnswer(player: player, questionIndex: questionIndex, choice: choice, atMs: atMs) {
+        switch checkAnswer(player: player, questionIndex: questionIndex, submission: submission, atMs: atMs) {
         case .failure(let rejection):
             step.outcome = .rejected(rejection)
-        case .success(let seat):
+        case .success(let (seat, correct)):
             let round = rounds[questionIndex]
-            let correct = choice == questions[questionIndex].correctChoice
             let points = Scoring.points(
                 correct: correct, atMs: atMs, deadlineMs: round.deadlineMs, configuration: configuration)
-            let answer = DuelAnswer(player: player, choice: choice, correct: correct, atMs: atMs, points: points)
+            let answer = DuelAnswer(player: player, submission: submission, correct: correct, atMs: atMs, points: points)
             rounds[questionIndex].answers.append(answer)
             // An answer proves its author is there, whatever their sockets say (a new
             // connection on another instance may not have been seen yet): rule 8's clock stops.
@@ -46,8 +51,11 @@ extension Duel {
         return step
     }
 
-    /// Rule 5's checks, in the order a client author would expect; returns the answering seat.
-    private func checkAnswer(player: PlayerID, questionIndex: Int, choice: Int, atMs: Int64) -> Result<Int, DuelRejection> {
+    /// Rule 5's checks, in the order a client author would expect; returns the answering seat
+    /// and whether the answer is right.
+    private func checkAnswer(
+        player: PlayerID, questionIndex: Int, submission: Submission, atMs: Int64
+    ) -> Result<(Int, Bool), DuelRejection> {
         guard let seat = seat(of: player) else { return .failure(DuelRejection(.notInDuel)) }
         guard phase != .finished, players[seat].leftAtMs == nil else { return .failure(DuelRejection(.duelOver)) }
         guard questionIndex >= 0 else {
@@ -73,12 +81,10 @@ extension Duel {
         }
         // The round is open, so it is the current one and `atMs` is not past its deadline
         // (catchUp would have revealed it otherwise).
-        guard questions[questionIndex].choices.indices.contains(choice) else {
-            return .failure(DuelRejection(
-                .badRequest,
-                "choice: must be between 0 and \(questions[questionIndex].choices.count - 1)"))
+        switch questions[questionIndex].verdict(submission) {
+        case .success(let correct): return .success((seat, correct))
+        case .failure(let refusal): return .failure(DuelRejection(.badRequest, refusal.message))
         }
-        return .success(seat)
     }
 
     /// A player gives up (rule 8). In a two-player duel the opponent wins at once, in any

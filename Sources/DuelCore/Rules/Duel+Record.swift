@@ -14,7 +14,7 @@ extension Duel {
         let question = round.map { round -> DuelRecord.Question in
             let q = questions[round.questionIndex]
             return DuelRecord.Question(
-                index: round.questionIndex, questionID: q.id, prompt: q.prompt, choices: q.choices,
+                index: round.questionIndex, questionID: q.id, prompt: q.prompt, type: q.type, choices: q.choices,
                 opensAtMs: round.opensAtMs, deadlineMs: round.deadlineMs)
         }
         let answers = (round?.answers ?? []).map {
@@ -22,16 +22,15 @@ extension Duel {
         }
         var reveal: DuelRecord.Reveal?
         if let round, round.isRevealed, phase == .reveal || phase == .finished {
-            var choices: [PlayerID: Int?] = [:]
+            var answers: [PlayerID: Submission?] = [:]
             var points: [PlayerID: Int] = [:]
             for player in players {
-                choices[player.id] = .some(round.answer(of: player.id)?.choice)
+                answers[player.id] = .some(round.answer(of: player.id)?.submission)
                 points[player.id] = round.points(of: player.id)
             }
             reveal = DuelRecord.Reveal(
-                questionIndex: round.questionIndex,
-                correctChoice: questions[round.questionIndex].correctChoice,
-                choices: choices, points: points)
+                questionIndex: round.questionIndex, key: questions[round.questionIndex].key,
+                answers: answers, points: points)
         }
         let result = self.result.map { result in
             DuelRecord.Result(

@@ -6,7 +6,7 @@
 /// in order, rebuild exactly the state in memory (see ``Duel/replay(_:)``).
 public enum DuelInput: Sendable, Equatable {
     /// A player's answer arriving at server time `atMs` (rules 3-6).
-    case answer(player: PlayerID, questionIndex: Int, choice: Int, atMs: Int64)
+    case answer(player: PlayerID, questionIndex: Int, submission: Submission, atMs: Int64)
     /// A player gives up (rule 8).
     case forfeit(player: PlayerID, atMs: Int64)
     /// A timer or sweep: apply the deadlines due at `atMs`.
@@ -17,6 +17,11 @@ public enum DuelInput: Sendable, Equatable {
     case reconnected(player: PlayerID, atMs: Int64)
     /// An operator ends the duel (`ops.end_duel`): unrated, no winner.
     case end(atMs: Int64)
+
+    /// A one-choice answer (single and boolean questions).
+    public static func answer(player: PlayerID, questionIndex: Int, choice: Int, atMs: Int64) -> DuelInput {
+        .answer(player: player, questionIndex: questionIndex, submission: .choice(choice), atMs: atMs)
+    }
 
     /// The server time the input carries.
     public var atMs: Int64 {
@@ -55,10 +60,10 @@ public enum DuelInput: Sendable, Equatable {
     }
 
     /// Rebuilds an input from its stored columns; nil when they do not form one.
-    public init?(kind: String, player: PlayerID?, questionIndex: Int?, choice: Int?, atMs: Int64) {
-        switch (Kind(rawValue: kind), player, questionIndex, choice) {
-        case (.answer?, let player?, let index?, let choice?):
-            self = .answer(player: player, questionIndex: index, choice: choice, atMs: atMs)
+    public init?(kind: String, player: PlayerID?, questionIndex: Int?, submission: Submission?, atMs: Int64) {
+        switch (Kind(rawValue: kind), player, questionIndex, submission) {
+        case (.answer?, let player?, let index?, let submission?):
+            self = .answer(player: player, questionIndex: index, submission: submission, atMs: atMs)
         case (.forfeit?, let player?, _, _): self = .forfeit(player: player, atMs: atMs)
         case (.advance?, _, _, _): self = .advance(atMs: atMs)
         case (.disconnected?, let player?, _, _): self = .disconnected(player: player, atMs: atMs)
@@ -73,8 +78,8 @@ extension Duel {
     /// Applies one input: the single entry point the store uses.
     public mutating func apply(_ input: DuelInput) -> DuelStep {
         switch input {
-        case .answer(let player, let index, let choice, let atMs):
-            answer(player: player, questionIndex: index, choice: choice, atMs: atMs)
+        case .answer(let player, let index, let submission, let atMs):
+            answer(player: player, questionIndex: index, submission: submission, atMs: atMs)
         case .forfeit(let player, let atMs): forfeit(player: player, atMs: atMs)
         case .advance(let atMs): advance(nowMs: atMs)
         case .disconnected(let player, let atMs): playerDisconnected(player, atMs: atMs)
@@ -87,5 +92,13 @@ extension Duel {
     /// after a restart or when another instance moved it on.
     public mutating func replay(_ inputs: some Sequence<DuelInput>) {
         for input in inputs { _ = apply(input) }
+    }
+}
+
+extension DuelInput {
+    /// Rebuilds an input whose answer, if any, is one choice.
+    public init?(kind: String, player: PlayerID?, questionIndex: Int?, choice: Int?, atMs: Int64) {
+        self.init(kind: kind, player: player, questionIndex: questionIndex, submission: choice.map { .choice($0) },
+                  atMs: atMs)
     }
 }

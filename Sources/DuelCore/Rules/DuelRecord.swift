@@ -18,6 +18,8 @@ public struct DuelRecord: Sendable, Equatable {
         public let index: Int
         public let questionID: Int64
         public let prompt: String
+        public let type: QuestionType
+        /// Empty for text and number questions.
         public let choices: [String]
         public let opensAtMs: Int64
         public let deadlineMs: Int64
@@ -32,10 +34,16 @@ public struct DuelRecord: Sendable, Equatable {
 
     public struct Reveal: Sendable, Equatable {
         public let questionIndex: Int
-        public let correctChoice: Int
-        /// Picked option by player id; nil for no answer.
-        public let choices: [PlayerID: Int?]
+        /// The question's key, shown once the question is revealed.
+        public let key: AnswerKey
+        /// What each player sent, by player id; nil for no answer.
+        public let answers: [PlayerID: Submission?]
         public let points: [PlayerID: Int]
+
+        /// The right option of a single or boolean question.
+        public var correctChoice: Int? { key.correctChoice }
+        /// Picked option by player id; nil for no answer or an answer that is not one choice.
+        public var choices: [PlayerID: Int?] { answers.mapValues { $0?.choice } }
     }
 
     public struct Result: Sendable, Equatable {

@@ -1,12 +1,60 @@
-/// One answer as the server stores it, including the chosen option.
-public struct DuelAnswer: Sendable, Codable, Equatable {
+/// One answer as the server stores it, including what was picked, typed or entered.
+public struct DuelAnswer: Sendable, Equatable {
     public let player: PlayerID
-    /// The option picked; hidden from the opponent until the reveal.
-    public let choice: Int
+    /// What the player sent; hidden from the others until the reveal.
+    public let submission: Submission
     public let correct: Bool
     /// Server time the answer arrived.
     public let atMs: Int64
     public let points: Int
+
+    public init(player: PlayerID, submission: Submission, correct: Bool, atMs: Int64, points: Int) {
+        self.player = player
+        self.submission = submission
+        self.correct = correct
+        self.atMs = atMs
+        self.points = points
+    }
+
+    /// The option picked, for a single or boolean question.
+    public var choice: Int? { submission.choice }
+}
+
+/// The stored form: an answer to a one-choice question keeps its `choice` key from before
+/// issue 13; the others store `choices`, `text` or `number` instead.
+extension DuelAnswer: Codable {
+    private enum CodingKeys: String, CodingKey { case player, choice, choices, text, number, correct, atMs, points }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let submission: Submission
+        if let choice = try c.decodeIfPresent(Int.self, forKey: .choice) {
+            submission = .choice(choice)
+        } else if let choices = try c.decodeIfPresent([Int].self, forKey: .choices) {
+            submission = .choices(choices)
+        } else if let text = try c.decodeIfPresent(String.self, forKey: .text) {
+            submission = .text(text)
+        } else {
+            submission = .number(try c.decode(Double.self, forKey: .number))
+        }
+        self.init(player: try c.decode(PlayerID.self, forKey: .player), submission: submission,
+                  correct: try c.decode(Bool.self, forKey: .correct), atMs: try c.decode(Int64.self, forKey: .atMs),
+                  points: try c.decode(Int.self, forKey: .points))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(player, forKey: .player)
+        switch submission {
+        case .choice(let choice): try c.encode(choice, forKey: .choice)
+        case .choices(let choices): try c.encode(choices, forKey: .choices)
+        case .text(let text): try c.encode(text, forKey: .text)
+        case .number(let number): try c.encode(number, forKey: .number)
+        }
+        try c.encode(correct, forKey: .correct)
+        try c.encode(atMs, forKey: .atMs)
+        try c.encode(points, forKey: .points)
+    }
 }
 
 /// Why a question was revealed.

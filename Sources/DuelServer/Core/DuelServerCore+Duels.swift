@@ -4,9 +4,11 @@ import Foundation
 
 /// answer, forfeit, resume, and the delivery of duel events to the players held here.
 extension DuelServerCore {
-    func answer(_ connection: Connection, _ ref: RequestRef?, duel: String, index: Int, choice: Int, arrivedMs: Int64) {
+    func answer(
+        _ connection: Connection, _ ref: RequestRef?, duel: String, index: Int, submission: Submission, arrivedMs: Int64
+    ) {
         let player = connection.player!
-        let input = DuelInput.answer(player: player, questionIndex: index, choice: choice, atMs: arrivedMs)
+        let input = DuelInput.answer(player: player, questionIndex: index, submission: submission, atMs: arrivedMs)
         duelInput(for: connection, duel: duel, input) { core, connection, result in
             if case .success(_?) = result { core.metrics.answersHandled += 1 }
             core.finishDuelRequest(connection, ref, result) { outcome in

@@ -27,8 +27,8 @@ extension DuelServerCore {
         case .banks: banks(connection, ref)
         case .queue(let bank): queue(connection, ref, bank: bank)
         case .cancel: cancel(connection, ref)
-        case .answer(let duel, let index, let choice):
-            answer(connection, ref, duel: duel, index: index, choice: choice, arrivedMs: arrivedMs)
+        case .answer(let duel, let index, let submission):
+            answer(connection, ref, duel: duel, index: index, submission: submission, arrivedMs: arrivedMs)
         case .forfeit(let duel): forfeit(connection, ref, duel: duel, arrivedMs: arrivedMs)
         case .resume(let duel, let afterSeq): resume(connection, ref, duel: duel, afterSeq: afterSeq)
         case .leaderboard(let bank, let limit):

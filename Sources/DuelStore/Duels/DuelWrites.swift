@@ -11,11 +11,11 @@ struct DuelWrites {
     private var rowWinners: [String?] = [], rowReasons: [String?] = []
     // duel_inputs
     private var inputDuels: [String?] = [], inputNs: [String?] = [], inputKinds: [String?] = []
-    private var inputPlayers: [String?] = [], inputQuestions: [String?] = [], inputChoices: [String?] = []
+    private var inputPlayers: [String?] = [], inputQuestions: [String?] = [], inputAnswers = AnswerColumns()
     private var inputAts: [String?] = []
     // duel_answers
     private var answerDuels: [String?] = [], answerQuestions: [String?] = [], answerPlayers: [String?] = []
-    private var answerChoices: [String?] = [], answerCorrect: [String?] = [], answerPoints: [String?] = []
+    private var answerSubmissions = AnswerColumns(), answerCorrect: [String?] = [], answerPoints: [String?] = []
     private var answerElapsed: [String?] = [], answerAts: [String?] = []
     // duel_events
     private var eventDuels: [String?] = [], eventSeqs: [String?] = [], eventKinds: [String?] = []
@@ -49,7 +49,7 @@ struct DuelWrites {
             answerDuels.append(duelID)
             answerQuestions.append(String(new.questionIndex))
             answerPlayers.append(new.answer.player)
-            answerChoices.append(String(new.answer.choice))
+            answerSubmissions.append(new.answer.submission)
             answerCorrect.append(new.answer.correct ? "t" : "f")
             answerPoints.append(String(new.answer.points))
             answerElapsed.append(String(new.elapsedMs))
@@ -102,12 +102,12 @@ struct DuelWrites {
         inputKinds.append(input.kind.rawValue)
         inputPlayers.append(input.player)
         inputAts.append(String(input.atMs))
-        if case .answer(_, let index, let choice, _) = input {
+        if case .answer(_, let index, let submission, _) = input {
             inputQuestions.append(String(index))
-            inputChoices.append(String(choice))
+            inputAnswers.append(submission)
         } else {
             inputQuestions.append(nil)
-            inputChoices.append(nil)
+            inputAnswers.append(nil)
         }
     }
 
@@ -151,20 +151,31 @@ struct DuelWrites {
                  WHERE d.id = u.id
                 RETURNING 1),
             logged AS (
-                INSERT INTO duel_inputs (duel_id, n, kind, player_id, question_index, choice, at_ms)
-                SELECT * FROM unnest(\(PGArray(inputDuels))::uuid[], \(PGArray(inputNs))::int[], \(PGArray(inputKinds))::text[],
-                                     \(PGArray(inputPlayers))::uuid[], \(PGArray(inputQuestions))::int[],
-                                     \(PGArray(inputChoices))::int[], \(PGArray(inputAts))::bigint[])
+                INSERT INTO duel_inputs (duel_id, n, kind, player_id, question_index, choice, at_ms,
+                                         choices, answer_text, answer_number)
+                SELECT i.duel_id, i.n, i.kind, i.player_id, i.question_index, i.choice, i.at_ms,
+                       i.choices::int[], i.answer_text, i.answer_number
+                  FROM unnest(\(PGArray(inputDuels))::uuid[], \(PGArray(inputNs))::int[], \(PGArray(inputKinds))::text[],
+                              \(PGArray(inputPlayers))::uuid[], \(PGArray(inputQuestions))::int[],
+                              \(PGArray(inputAnswers.choice))::int[], \(PGArray(inputAts))::bigint[],
+                              \(PGArray(inputAnswers.choices))::text[], \(PGArray(inputAnswers.text))::text[],
+                              \(PGArray(inputAnswers.number))::float8[])
+                       AS i(duel_id, n, kind, player_id, question_index, choice, at_ms, choices, answer_text,
+                            answer_number)
                 RETURNING 1),
             answers AS (
-                INSERT INTO duel_answers (duel_id, question_index, player_id, choice, correct, points, elapsed_ms, answered_at)
+                INSERT INTO duel_answers (duel_id, question_index, player_id, choice, correct, points, elapsed_ms, answered_at,
+                                          choices, answer_text, answer_number)
                 SELECT a.duel_id, a.question_index, a.player_id, a.choice, a.correct, a.points, a.elapsed_ms,
-                       to_timestamp(a.at_ms / 1000.0)
+                       to_timestamp(a.at_ms / 1000.0), a.choices::int[], a.answer_text, a.answer_number
                   FROM unnest(\(PGArray(answerDuels))::uuid[], \(PGArray(answerQuestions))::int[],
-                              \(PGArray(answerPlayers))::uuid[], \(PGArray(answerChoices))::int[],
+                              \(PGArray(answerPlayers))::uuid[], \(PGArray(answerSubmissions.choice))::int[],
                               \(PGArray(answerCorrect))::boolean[], \(PGArray(answerPoints))::int[],
-                              \(PGArray(answerElapsed))::int[], \(PGArray(answerAts))::bigint[])
-                       AS a(duel_id, question_index, player_id, choice, correct, points, elapsed_ms, at_ms)
+                              \(PGArray(answerElapsed))::int[], \(PGArray(answerAts))::bigint[],
+                              \(PGArray(answerSubmissions.choices))::text[], \(PGArray(answerSubmissions.text))::text[],
+                              \(PGArray(answerSubmissions.number))::float8[])
+                       AS a(duel_id, question_index, player_id, choice, correct, points, elapsed_ms, at_ms, choices,
+                            answer_text, answer_number)
                 RETURNING 1),
             events AS (
                 INSERT INTO duel_events (duel_id, seq, kind, at_ms, record)
@@ -264,5 +275,25 @@ extension PGConnection {
                    learned_at = excluded.learned_at,
                    since = CASE WHEN excluded.correct_games = 1 THEN now() ELSE p.since END
             """)
+    }
+}
+
+/// Answers as four parallel columns, one set per answer (`choice`, `choices`, `answer_text`,
+/// `answer_number`), as `duel_inputs` and `duel_answers` store them. `choices` goes as the
+/// text of a Postgres array (`{0,2}`), cast by the statement: unnest cannot take a 2-D array
+/// of uneven rows.
+struct AnswerColumns {
+    private(set) var choice: [String?] = [], choices: [String?] = [], text: [String?] = [], number: [String?] = []
+
+    mutating func append(_ submission: Submission?) {
+        var row: (String?, String?, String?, String?) = (nil, nil, nil, nil)
+        switch submission {
+        case .choice(let value)?: row.0 = String(value)
+        case .choices(let values)?: row.1 = "{" + values.map(String.init).joined(separator: ",") + "}"
+        case .text(let value)?: row.2 = value
+        case .number(let value)?: row.3 = String(value)
+        case nil: break
+        }
+        choice.append(row.0); choices.append(row.1); text.append(row.2); number.append(row.3)
     }
 }

@@ -96,19 +96,32 @@ extension PGConnection {
             rebuilt[try row.string("id")] = (try JSONDecoder().decode(Duel.self, from: Data(text.utf8)), 0)
         }
         for row in try query("""
-            SELECT duel_id::text AS duel, n, kind, player_id::text AS player, question_index, choice, at_ms
+            SELECT duel_id::text AS duel, n, kind, player_id::text AS player, question_index, choice, at_ms,
+                   choices, answer_text, answer_number
               FROM duel_inputs WHERE duel_id = ANY(\(PGArray(ids))::uuid[]) ORDER BY duel_id, n
             """) {
             let id = try row.string("duel")
             guard var entry = rebuilt[id], let input = DuelInput(
                 kind: try row.string("kind"), player: row.optionalString("player"),
                 questionIndex: row.optionalString("question_index").flatMap { Int($0) },
-                choice: row.optionalString("choice").flatMap { Int($0) }, atMs: try row.int64("at_ms"))
+                submission: try row.submission(), atMs: try row.int64("at_ms"))
             else { throw StoreError(.internal, "duel \(id): unreadable input \(try row.int("n"))") }
             _ = entry.duel.apply(input)
             entry.version += 1
             rebuilt[id] = entry
         }
         return rebuilt
+    }
+}
+
+extension PGRow {
+    /// The answer stored in the columns `choice`, `choices`, `answer_text` and `answer_number`
+    /// (at most one is set); nil when none is.
+    func submission() throws -> Submission? {
+        if let choice = optionalString("choice").flatMap({ Int($0) }) { return .choice(choice) }
+        if optionalString("choices") != nil { return .choices(try textArray("choices").compactMap { Int($0) }) }
+        if let text = optionalString("answer_text") { return .text(text) }
+        if optionalString("answer_number") != nil { return .number(try double("answer_number")) }
+        return nil
     }
 }

@@ -25,7 +25,7 @@ extension PGConnection {
             if mistakes {
                 let rows = try db.query("""
                     WITH missed AS (
-                        SELECT DISTINCT q.id, q.bank_id, q.prompt, q.choices, q.correct_choice
+                        SELECT DISTINCT q.bank_id, \(unsafeRaw: DuelQuestion.columns("q"))
                           FROM mistakes_notebook n JOIN questions q ON q.id = n.question_id
                          WHERE n.player_id = \(player)::uuid),
                     chosen AS (

@@ -10,7 +10,9 @@ public struct PGRow: Sendable {
     }
 
     public func string(_ column: String) throws(PGError) -> String {
-        guard let index = columns[column] else { throw .client("no column \(column)") }
+        guard let index = columns[column] else {
+            throw .client("no column \(column) (the row has \(columns.keys.sorted().joined(separator: ", ")))")
+        }
         guard let value = values[index] else { throw .client("column \(column) is NULL") }
         return value
     }

@@ -54,7 +54,7 @@ extension PGConnection {
         guard sets > 0 else { return [] }
         let perSet = count * 3
         let rows = try query("""
-            SELECT p.n, q.id, q.prompt, q.choices, q.correct_choice
+            SELECT p.n, \(unsafeRaw: DuelQuestion.columns("q"))
               FROM (SELECT n, random() AS r FROM generate_series(0, \(sets * perSet - 1)) n) p
               CROSS JOIN LATERAL (
                     (SELECT * FROM questions
@@ -76,7 +76,7 @@ extension PGConnection {
         for set in drawn.indices {
             if drawn[set].count < count {
                 drawn[set] = try query("""
-                    SELECT id, prompt, choices, correct_choice FROM questions
+                    SELECT \(unsafeRaw: DuelQuestion.columns("q")) FROM questions q
                      WHERE bank_id = \(bankID) AND active ORDER BY random() LIMIT \(count)
                     """).map(DuelQuestion.init(row:))
             }
@@ -93,13 +93,5 @@ extension BankSummary {
             id: try row.int("id"), slug: try row.string("slug"), title: try row.string("title"),
             description: try row.string("description"), theme: try row.string("theme"),
             difficulty: try row.string("difficulty"), questions: try row.int("questions"))
-    }
-}
-
-extension DuelQuestion {
-    init(row: PGRow) throws {
-        self.init(
-            id: try row.int64("id"), prompt: try row.string("prompt"),
-            choices: try row.textArray("choices"), correctChoice: try row.int("correct_choice"))
     }
 }

@@ -37,19 +37,37 @@ extension PGConnection {
     /// newest first, less those practice taught (`mistakes` op).
     public func mistakes(player: PlayerID, limit: Int) throws -> [JSONValue] {
         try query("""
-            SELECT q.id, q.prompt, q.choices, q.correct_choice, n.choice, n.duel_id::text AS duel
+            SELECT \(unsafeRaw: DuelQuestion.columns("q")), n.choice, n.choices AS picked, n.answer_text, n.answer_number,
+                   n.duel_id::text AS duel
               FROM mistakes_notebook n JOIN questions q ON q.id = n.question_id
              WHERE n.player_id = \(player)::uuid
              ORDER BY n.finished_at DESC, n.question_index
              LIMIT \(limit)
             """).map { row in
-            .object([
-                "question_id": .int(try row.int64("id")), "prompt": .string(try row.string("prompt")),
-                "choices": .array(try row.textArray("choices").map { .string($0) }),
-                "correct_choice": .number(try row.int("correct_choice")),
-                "your_choice": row["choice"].flatMap { Int($0) }.map { .number($0) } ?? .null,
+            // Version 1's fields first (`correct_choice` and `your_choice` are null for types
+            // without one choice), then the type, its key fields and the answer of any type.
+            let question = try DuelQuestion(row: row)
+            var answer: Submission?
+            if let choice = row["choice"].flatMap({ Int($0) }) {
+                answer = .choice(choice)
+            } else if row["picked"] != nil {
+                answer = .choices(try row.textArray("picked").compactMap { Int($0) })
+            } else if let text = row["answer_text"] {
+                answer = .text(text)
+            } else if row["answer_number"] != nil {
+                answer = .number(try row.double("answer_number"))
+            }
+            var fields: JSONObject = [
+                "question_id": .int(question.id), "prompt": .string(question.prompt),
+                "choices": .array(question.choices.map { .string($0) }),
+                "correct_choice": question.correctChoice.map { .number($0) } ?? .null,
+                "your_choice": answer?.choice.map { .number($0) } ?? .null,
                 "duel_id": .string(try row.string("duel")),
-            ])
+                "type": .string(question.type.rawValue),
+            ]
+            for (name, value) in question.key.json.pairs where name != "correct_choice" { fields[name] = value }
+            fields["your_answer"] = answer?.json ?? .null
+            return .object(fields)
         }
     }
 

@@ -109,7 +109,7 @@ extension PGConnection {
                 WITH played AS (
                     SELECT DISTINCT dq.question_id FROM duels d JOIN duel_questions dq ON dq.duel_id = d.id
                      WHERE d.room_id = \(roomID))
-                SELECT q.id, q.prompt, q.choices, q.correct_choice FROM questions q
+                SELECT \(unsafeRaw: DuelQuestion.columns("q")) FROM questions q
                   LEFT JOIN played p ON p.question_id = q.id
                  WHERE q.bank_id = \(bankID) AND q.active
                  ORDER BY p.question_id IS NOT NULL, random()
