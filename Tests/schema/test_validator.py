@@ -3,7 +3,8 @@
 The main transcript is docs/PROTOCOL.md's worked example made complete: real-looking ids,
 every field written out, a two-question duel, a reconnect with auth and resume, a second
 duel lost by forfeit, a room's game of three, a challenge declined and one accepted, a
-rematch, every other op once, and some deliberate bad input.
+rematch, a duel of the other question types (issue 13: multiple, text, number, boolean) with
+the answers they refuse, every other op once, and some deliberate bad input.
 
 `python Tests/schema/test_validator.py DIR` writes that transcript to DIR/transcript.jsonl
 (to try Tests/schema/run on it: FRAMES_DIR=DIR Tests/schema/run).
@@ -29,6 +30,7 @@ CY = "c3c3c3c3-3333-4333-8333-333333333333"
 ROOM_DUEL = "a4a4a4a4-4444-4444-8444-444444444444"
 CHALLENGE_DUEL = "c5c5c5c5-5555-4555-8555-555555555555"
 REMATCH_DUEL = "d6d6d6d6-6666-4666-8666-666666666666"
+TYPED_DUEL = "b8b8b8b8-8888-4888-8888-b8b8b8b8b8b8"
 CH1 = "0c0c0c0c-1111-4c1c-8c1c-0c0c0c0c0c01"
 CH2 = "0c0c0c0c-2222-4c2c-8c2c-0c0c0c0c0c02"
 TOKEN_C = "5e" + "00112233445566778899aabbccddeeff"[:30] + "0123456789abcdef" * 2
@@ -38,6 +40,21 @@ TOKEN_B = "7c" + "fedcba9876543210" * 3 + "fedcba9876543210"[:14]
 T0 = 1763764800000
 Q0 = {"question_id": 17, "prompt": "What is the capital of Peru?", "choices": ["Quito", "Lima", "Bogotá", "La Paz"]}
 Q1 = {"question_id": 23, "prompt": "What is the capital of Kenya?", "choices": ["Nairobi", "Mombasa", "Kisumu", "Nakuru"]}
+# Issue 13: a question of each other type, and its key as a reveal and a mistake show it.
+TQ = [
+    {"question_id": 41, "prompt": "Which of these are noble gases?", "type": "multiple",
+     "choices": ["Neon", "Nitrogen", "Argon", "Oxygen"]},
+    {"question_id": 42, "prompt": "Which planet is called the Red Planet?", "type": "text", "choices": []},
+    {"question_id": 43, "prompt": "What is pi, to two decimal places?", "type": "number", "choices": []},
+    {"question_id": 44, "prompt": "Sound travels faster in water than in air.", "type": "boolean",
+     "choices": ["True", "False"]},
+]
+TKEYS = [
+    {"correct_choice": None, "correct_choices": [0, 2]},
+    {"correct_choice": None, "accepted": ["Mars"], "matching": "rough"},
+    {"correct_choice": None, "correct_number": 3.14, "tolerance": 0.005},
+    {"correct_choice": 0},
+]
 BANKS = [
     {"slug": "chemical-elements", "title": "Chemical elements", "questions": 40, "description": "Symbols and numbers",
      "theme": "science", "difficulty": "medium"},
@@ -60,8 +77,18 @@ def player(pid, name, games=0, wins=0, losses=0, draws=0, score=0, capitals=1500
 
 
 def question(index, q, opens):
-    return {"index": index, "question_id": q["question_id"], "prompt": q["prompt"], "choices": q["choices"],
-            "opens_at_ms": opens, "deadline_ms": opens + 10_000}
+    return {"index": index, "question_id": q["question_id"], "prompt": q["prompt"], "type": q.get("type", "single"),
+            "choices": q["choices"], "opens_at_ms": opens, "deadline_ms": opens + 10_000}
+
+
+def picks(answers):
+    """A reveal's `choices` and `answers` from each player's answer object (None: no answer)."""
+    return {"choices": {p: (a or {}).get("choice") for p, a in answers.items()}, "answers": dict(answers)}
+
+
+def revealed(index, qtype, key, answers, points):
+    """A reveal, its keys in the server's order."""
+    return {"question_index": index, "type": qtype, **key, **picks(answers), "points": points}
 
 
 def record(duel, state, scores=(0, 0), index=0, q=None, answers=(), reveal=None, result=None, connected=(True, True)):
@@ -165,7 +192,7 @@ def transcript():
     q0 = question(0, Q0, o0)
     both(event("question", DUEL, 2, o0, record(DUEL, "question", q=q0)))
     log.out(a, {"op": "answer", "ref": 6, "duel_id": DUEL, "question_index": 0, "choice": 9})
-    log.inn(a, error(6, "bad_request", "choice must be between 0 and 3"))
+    log.inn(a, error(6, "bad_request", "choice: must be between 0 and 3"))
     log.out(a, {"op": "answer", "ref": 7, "duel_id": DUEL, "question_index": 0, "choice": 0})
     log.inn(a, reply(7, {"correct": False, "points": 0}))
     ans_a0 = {"player": ADA, "correct": False, "at_ms": o0 + 2_100}
@@ -175,7 +202,7 @@ def transcript():
     ans_b0 = {"player": BO, "correct": True, "at_ms": o0 + 4_500}
     answers0 = [ans_a0, ans_b0]
     both(event("answered", DUEL, 4, o0 + 4_500, record(DUEL, "question", (0, 160), q=q0, answers=answers0)))
-    reveal0 = {"question_index": 0, "correct_choice": 1, "choices": {ADA: 0, BO: 1}, "points": {ADA: 0, BO: 160}}
+    reveal0 = revealed(0, "single", {"correct_choice": 1}, {ADA: {"choice": 0}, BO: {"choice": 1}}, {ADA: 0, BO: 160})
     rec5 = record(DUEL, "reveal", (0, 160), q=q0, answers=answers0, reveal=reveal0)
     both(event("reveal", DUEL, 5, o0 + 4_500, rec5))
     # Ada reconnects on a second socket and catches up.
@@ -192,7 +219,7 @@ def transcript():
     log.out(a, {"op": "answer", "ref": 8, "duel_id": DUEL, "question_index": 1, "choice": 0, "points": 999})
     log.inn(a, reply(8, {"correct": True, "points": 200}))
     ans_a1 = {"player": ADA, "correct": True, "at_ms": o1 + 300}
-    reveal1 = {"question_index": 1, "correct_choice": 0, "choices": {ADA: 0, BO: None}, "points": {ADA: 200, BO: 0}}
+    reveal1 = revealed(1, "single", {"correct_choice": 0}, {ADA: {"choice": 0}, BO: None}, {ADA: 200, BO: 0})
     for conn in (a, b, a2):
         log.inn(conn, event("answered", DUEL, 7, o1 + 300, record(DUEL, "question", (200, 160), 1, q1, [ans_a1])))
         log.inn(conn, event("reveal", DUEL, 8, o1 + 300,
@@ -217,9 +244,11 @@ def transcript():
     log.out(a, {"op": "history", "ref": 11, "limit": 5})
     log.inn(a, reply(11, {"duels": [final]}))
     log.out(a, {"op": "mistakes", "ref": 12})
-    log.inn(a, reply(12, {"questions": [dict(Q0, correct_choice=1, your_choice=0, duel_id=DUEL)], "learned_count": 0}))
+    log.inn(a, reply(12, {"questions": [dict(Q0, correct_choice=1, your_choice=0, duel_id=DUEL, type="single",
+                                             your_answer={"choice": 0})], "learned_count": 0}))
     log.out(b, {"op": "mistakes", "ref": "s6", "limit": 20})
-    log.inn(b, reply("s6", {"questions": [dict(Q1, correct_choice=0, your_choice=None, duel_id=DUEL)], "learned_count": 0}))
+    log.inn(b, reply("s6", {"questions": [dict(Q1, correct_choice=0, your_choice=None, duel_id=DUEL, type="single",
+                                               your_answer=None)], "learned_count": 0}))
     log.out(a, {"op": "report", "ref": 13, "question_id": 17, "reason": "Lima is right, but the accent on Bogotá is 👍🏽"})
     log.inn(a, reply(13))
     # Duel 2: Bo gives up in the countdown.
@@ -250,6 +279,7 @@ def transcript():
         "winner": None, "reason": "forfeit", "ratings": {ADA: {"before": 1500, "after": 1500}}, "placements": {ADA: 1}})
     log.inn(a, event("complete", DUEL3, 2, T0 + 42_500, over))
     rooms_challenges_and_rematch(log)
+    typed_questions(log)
     # Sign out and in again.
     log.out(a, {"op": "logout", "ref": 15})
     log.inn(a, reply(15))
@@ -334,8 +364,8 @@ def rooms_challenges_and_rematch(log):
     scored[2]["score"] = 180
     answered = dict(game, state="question", players=scored, question=q, answers=[wrong, right])
     to((a, b, cy), event("answered", ROOM_DUEL, 4, o + 2_000, answered))
-    shown = {"question_index": 0, "correct_choice": 1, "choices": {ADA: 3, BO: None, CY: 1},
-             "points": {ADA: 0, BO: 0, CY: 180}}
+    shown = revealed(0, "single", {"correct_choice": 1}, {ADA: {"choice": 3}, BO: None, CY: {"choice": 1}},
+                     {ADA: 0, BO: 0, CY: 180})
     to((a, b, cy), event("reveal", ROOM_DUEL, 5, o + 2_000, dict(answered, state="reveal", reveal=shown)))
     unchanged = {ADA: {"before": 1671, "after": 1671}, BO: {"before": 1331, "after": 1331},
                  CY: {"before": 1500, "after": 1500}}
@@ -417,6 +447,107 @@ def rooms_challenges_and_rematch(log):
     log.inn(a, error(30, "bad_request", "duel_id: only ranked duels have rematches"))
 
 
+def typed_questions(log):
+    """Issue 13: a ranked duel of a multiple, a text, a number and a boolean question, with the
+    answers each refuses (appended to the transcript), and Bo's mistakes of those types."""
+    a, b = "ada", "bo"
+    t4 = T0 + 100_000
+
+    def both(frame):
+        log.inn(a, frame)
+        log.inn(b, frame)
+
+    def rec(state, scores=(0, 0), index=0, q=None, answers=(), reveal=None, result=None):
+        return dict(record(TYPED_DUEL, state, scores, index, q, answers, reveal, result),
+                    bank="general-science", question_count=4)
+
+    for conn, player_id, ref, at in ((a, ADA, 40, t4), (b, BO, "t1", t4 + 100)):
+        log.out(conn, {"op": "queue", "ref": ref, "bank": "general-science"})
+        log.inn(conn, reply(ref, {"queued_at": iso(at)}))
+        log.inn(conn, {"op": "event", "event": "queued", "table": "match_queue", "type": "INSERT",
+                       "commit_timestamp": iso(at), "server_time_ms": at + 1,
+                       "record": {"player": player_id, "bank": "general-science", "queued_at": iso(at)}})
+    both(event("init", TYPED_DUEL, 1, t4 + 110, rec("countdown")))
+    # Multiple: the wrong field, none picked, a repeat, one past the options; Ada gets the set right.
+    o0 = t4 + 3_110
+    q0 = question(0, TQ[0], o0)
+    both(event("question", TYPED_DUEL, 2, o0, rec("question", q=q0)))
+    log.out(a, {"op": "answer", "ref": 41, "duel_id": TYPED_DUEL, "question_index": 0, "choice": 0})
+    log.inn(a, error(41, "bad_request", "choices: this multiple question is answered with `choices`"))
+    log.out(a, {"op": "answer", "ref": 42, "duel_id": TYPED_DUEL, "question_index": 0, "choices": []})
+    log.inn(a, error(42, "bad_request", "choices: pick at least one"))
+    log.out(b, {"op": "answer", "ref": "t2", "duel_id": TYPED_DUEL, "question_index": 0, "choices": [2, 2]})
+    log.inn(b, error("t2", "bad_request", "choices: must be distinct"))
+    log.out(b, {"op": "answer", "ref": "t3", "duel_id": TYPED_DUEL, "question_index": 0, "choices": [0, 5],
+                "text": None})
+    log.inn(b, error("t3", "bad_request", "choices: each must be between 0 and 3"))
+    log.out(a, {"op": "answer", "ref": 43, "duel_id": TYPED_DUEL, "question_index": 0, "choices": [2, 0]})
+    log.inn(a, reply(43, {"correct": True, "points": 190}))
+    won = [{"player": ADA, "correct": True, "at_ms": o0 + 1_000}]
+    both(event("answered", TYPED_DUEL, 3, o0 + 1_000, rec("question", (190, 0), q=q0, answers=won)))
+    reveal0 = revealed(0, "multiple", TKEYS[0], {ADA: {"choices": [2, 0]}, BO: None}, {ADA: 190, BO: 0})
+    both(event("reveal", TYPED_DUEL, 4, o0 + 1_000, rec("reveal", (190, 0), q=q0, answers=won, reveal=reveal0)))
+    log.out(b, {"op": "answer", "ref": "t4", "duel_id": TYPED_DUEL, "question_index": 0, "choices": [0, 2]})
+    log.inn(b, error("t4", "locked_out", "your opponent already won that question"))
+    # Text: Bo is wrong, Ada sends a number first, then a text right by rough matching.
+    o1 = o0 + 4_000
+    q1 = question(1, TQ[1], o1)
+    both(event("question", TYPED_DUEL, 5, o1, rec("question", (190, 0), 1, q1)))
+    log.out(b, {"op": "answer", "ref": "t5", "duel_id": TYPED_DUEL, "question_index": 1, "text": "Venus"})
+    log.inn(b, reply("t5", {"correct": False, "points": 0}))
+    venus = {"player": BO, "correct": False, "at_ms": o1 + 1_500}
+    both(event("answered", TYPED_DUEL, 6, o1 + 1_500, rec("question", (190, 0), 1, q1, [venus])))
+    log.out(a, {"op": "answer", "ref": 44, "duel_id": TYPED_DUEL, "question_index": 1, "number": 4})
+    log.inn(a, error(44, "bad_request", "text: this text question is answered with `text`"))
+    log.out(a, {"op": "answer", "ref": 45, "duel_id": TYPED_DUEL, "question_index": 1, "text": "mars "})
+    log.inn(a, reply(45, {"correct": True, "points": 170}))
+    mars = [venus, {"player": ADA, "correct": True, "at_ms": o1 + 3_000}]
+    both(event("answered", TYPED_DUEL, 7, o1 + 3_000, rec("question", (360, 0), 1, q1, mars)))
+    reveal1 = revealed(1, "text", TKEYS[1], {ADA: {"text": "mars "}, BO: {"text": "Venus"}}, {ADA: 170, BO: 0})
+    both(event("reveal", TYPED_DUEL, 8, o1 + 3_000, rec("reveal", (360, 0), 1, q1, mars, reveal1)))
+    # Number: Bo is right at once.
+    o2 = o1 + 5_000
+    q2 = question(2, TQ[2], o2)
+    both(event("question", TYPED_DUEL, 9, o2, rec("question", (360, 0), 2, q2)))
+    log.out(b, {"op": "answer", "ref": "t6", "duel_id": TYPED_DUEL, "question_index": 2, "number": 3.14})
+    log.inn(b, reply("t6", {"correct": True, "points": 180}))
+    pi = [{"player": BO, "correct": True, "at_ms": o2 + 2_000}]
+    both(event("answered", TYPED_DUEL, 10, o2 + 2_000, rec("question", (360, 180), 2, q2, pi)))
+    reveal2 = revealed(2, "number", TKEYS[2], {ADA: None, BO: {"number": 3.14}}, {ADA: 0, BO: 180})
+    both(event("reveal", TYPED_DUEL, 11, o2 + 2_000, rec("reveal", (360, 180), 2, q2, pi, reveal2)))
+    # Boolean: past True and False, then Ada wrong and Bo right.
+    o3 = o2 + 4_000
+    q3 = question(3, TQ[3], o3)
+    both(event("question", TYPED_DUEL, 12, o3, rec("question", (360, 180), 3, q3)))
+    log.out(a, {"op": "answer", "ref": 46, "duel_id": TYPED_DUEL, "question_index": 3, "choice": 2})
+    log.inn(a, error(46, "bad_request", "choice: must be between 0 and 1"))
+    log.out(a, {"op": "answer", "ref": 47, "duel_id": TYPED_DUEL, "question_index": 3, "choice": 1})
+    log.inn(a, reply(47, {"correct": False, "points": 0}))
+    false = {"player": ADA, "correct": False, "at_ms": o3 + 1_000}
+    both(event("answered", TYPED_DUEL, 13, o3 + 1_000, rec("question", (360, 180), 3, q3, [false])))
+    log.out(b, {"op": "answer", "ref": "t7", "duel_id": TYPED_DUEL, "question_index": 3, "choice": 0})
+    log.inn(b, reply("t7", {"correct": True, "points": 150}))
+    both_answers = [false, {"player": BO, "correct": True, "at_ms": o3 + 5_000}]
+    both(event("answered", TYPED_DUEL, 14, o3 + 5_000, rec("question", (360, 330), 3, q3, both_answers)))
+    reveal3 = revealed(3, "boolean", TKEYS[3], {ADA: {"choice": 1}, BO: {"choice": 0}}, {ADA: 0, BO: 150})
+    both(event("reveal", TYPED_DUEL, 15, o3 + 5_000, rec("reveal", (360, 330), 3, q3, both_answers, reveal3)))
+    result = {"winner": ADA, "reason": "completed",
+              "ratings": {ADA: {"before": 1500, "after": 1662}, BO: {"before": 1500, "after": 1338}},
+              "placements": {ADA: 1, BO: 2}}
+    both(event("complete", TYPED_DUEL, 16, o3 + 7_000,
+               rec("finished", (360, 330), 3, q3, both_answers, reveal3, result)))
+    # Bo's notebook: the multiple question missed, the text one wrong, then version 1's.
+    log.out(b, {"op": "mistakes", "ref": "t8"})
+    log.inn(b, reply("t8", {"questions": [
+        dict(question_id=41, prompt=TQ[0]["prompt"], choices=TQ[0]["choices"], correct_choice=None, your_choice=None,
+             duel_id=TYPED_DUEL, type="multiple", correct_choices=[0, 2], your_answer=None),
+        dict(question_id=42, prompt=TQ[1]["prompt"], choices=[], correct_choice=None, your_choice=None,
+             duel_id=TYPED_DUEL, type="text", accepted=["Mars"], matching="rough", your_answer={"text": "Venus"}),
+        dict(Q0, correct_choice=1, your_choice=None, duel_id=ROOM_DUEL, type="single", your_answer=None),
+        dict(Q1, correct_choice=0, your_choice=None, duel_id=DUEL, type="single", your_answer=None),
+    ], "learned_count": 0}))
+
+
 def run(tmp_path, log, *args, name="frames.jsonl"):
     path = log.write(tmp_path / name)
     return vf.main([str(path), *args])
@@ -493,6 +624,20 @@ def test_every_event_kind_has_an_event_definition():
     {"op": "challenge_decline", "challenge_id": CH1},
     {"op": "challenges"},
     {"op": "rematch", "duel_id": DUEL},
+    # Issue 13: one of choice, choices, text and number (null is left out); fit is the question's check.
+    {"op": "answer", "duel_id": DUEL, "question_index": 0, "choices": [2, 0]},
+    {"op": "answer", "duel_id": DUEL, "question_index": 0, "choices": []},
+    {"op": "answer", "duel_id": DUEL, "question_index": 0, "choices": [1, 1]},
+    {"op": "answer", "duel_id": DUEL, "question_index": 0, "choices": list(range(16))},
+    {"op": "answer", "duel_id": DUEL, "question_index": 0, "choices": [2147483647, 3.0]},
+    {"op": "answer", "duel_id": DUEL, "question_index": 0, "text": ""},
+    {"op": "answer", "duel_id": DUEL, "question_index": 0, "text": "x" * 200},
+    {"op": "answer", "duel_id": DUEL, "question_index": 0, "text": " Ouagadougou\t👍🏽"},
+    {"op": "answer", "duel_id": DUEL, "question_index": 0, "number": 3.14},
+    {"op": "answer", "duel_id": DUEL, "question_index": 0, "number": -1e300},
+    {"op": "answer", "duel_id": DUEL, "question_index": 0, "number": 0},
+    {"op": "answer", "duel_id": DUEL, "question_index": 0, "choice": 1, "text": None},
+    {"op": "answer", "duel_id": DUEL, "question_index": 0, "choice": None, "choices": None, "number": 2},
 ])
 def test_client_schema_accepts(frame):
     assert vf.Schemas().client().is_valid(frame)
@@ -538,6 +683,22 @@ def test_client_schema_accepts(frame):
     {"op": "challenge_decline", "challenge_id": "x" * 129},
     {"op": "rematch"},
     {"op": "rematch", "duel_id": 5},
+    # Issue 13: exactly one answer field, each within the decoder's limits.
+    {"op": "answer", "duel_id": "d", "question_index": 0},
+    {"op": "answer", "duel_id": "d", "question_index": 0, "choice": None},
+    {"op": "answer", "duel_id": "d", "question_index": 0, "choice": 0, "text": "Lima"},
+    {"op": "answer", "duel_id": "d", "question_index": 0, "choice": 0, "choices": [0]},
+    {"op": "answer", "duel_id": "d", "question_index": 0, "text": "x", "number": 1},
+    {"op": "answer", "duel_id": "d", "question_index": 0, "text": "x" * 201},
+    {"op": "answer", "duel_id": "d", "question_index": 0, "text": "Li\u0000ma"},
+    {"op": "answer", "duel_id": "d", "question_index": 0, "text": 5},
+    {"op": "answer", "duel_id": "d", "question_index": 0, "choices": list(range(17))},
+    {"op": "answer", "duel_id": "d", "question_index": 0, "choices": [-1]},
+    {"op": "answer", "duel_id": "d", "question_index": 0, "choices": ["1"]},
+    {"op": "answer", "duel_id": "d", "question_index": 0, "choices": [0.5]},
+    {"op": "answer", "duel_id": "d", "question_index": 0, "choices": 3},
+    {"op": "answer", "duel_id": "d", "question_index": 0, "number": "3"},
+    {"op": "answer", "duel_id": "d", "question_index": 0, "number": True},
 ])
 def test_client_schema_refuses(frame):
     assert not vf.Schemas().client().is_valid(frame)
@@ -600,7 +761,7 @@ def test_a_record_leaking_the_correct_choice_in_state_question_fails(tmp_path, c
 def test_a_reveal_in_state_question_fails(tmp_path, capsys):
     log = transcript()
     index = line_of(log, "bo", "in", lambda f: f.get("event") == "answered" and f["seq"] == 4)
-    reveal = {"question_index": 0, "correct_choice": 1, "choices": {ADA: 0, BO: 1}, "points": {ADA: 0, BO: 160}}
+    reveal = revealed(0, "single", {"correct_choice": 1}, {ADA: {"choice": 0}, BO: {"choice": 1}}, {ADA: 0, BO: 160})
     edit(log, index, lambda f: f["record"].update(reveal=reveal))
     assert run(tmp_path, log) == 1
     assert "$.record.reveal" in capsys.readouterr().out
@@ -855,6 +1016,216 @@ def test_game_seats_follow_the_mode(tmp_path, capsys):
     assert "result.winner: set in a game of other than two players" in capsys.readouterr().out
     assert run(tmp_path, log_with("complete", ROOM_DUEL, lambda r: r["result"]["placements"].update({BO: 4}))) == 1
     assert "result.placements: a place past the number of players" in capsys.readouterr().out
+
+
+# --- question types (issue 13) -------------------------------------------------------------------
+
+def typed_event(kind, qtype, conn="ada"):
+    """Matches the `kind` events whose question is of `qtype`, in the typed duel (or duel 1, single)."""
+    def matches(f):
+        return (f.get("event") == kind and f.get("duel_id") in (TYPED_DUEL, DUEL)
+                and (f["record"]["question"] or {}).get("type") == qtype)
+    return matches
+
+
+def test_every_question_type_is_asked_and_revealed_in_the_transcript():
+    kinds = {"question": set(), "reveal": set()}
+    for line in transcript().lines:
+        frame = json.loads(line["frame"]) if line["dir"] == "in" else {}
+        if frame.get("event") in kinds:
+            record = frame["record"]
+            kinds[frame["event"]].add(record["question"]["type"])
+            if record["question"]["type"] in ("text", "number"):
+                assert record["question"]["choices"] == []
+    assert kinds["question"] == kinds["reveal"] == set(vf.ANSWER_FIELDS)
+
+
+@pytest.mark.parametrize("qtype, key, answers, points, correct", [
+    ("multiple", TKEYS[0], {ADA: {"choices": [2, 0]}, BO: {"choices": [0]}}, {ADA: 190, BO: 0}, (True, False)),
+    ("text", TKEYS[1], {ADA: {"text": "mars "}, BO: None}, {ADA: 170, BO: 0}, (True, None)),
+    ("text", {"correct_choice": None, "accepted": ["Paris", "Paname"], "matching": "exact"},
+     {ADA: {"text": "paris"}, BO: {"text": ""}}, {ADA: 0, BO: 0}, (False, False)),
+    ("number", TKEYS[2], {ADA: {"number": 3}, BO: {"number": 3.14159}}, {ADA: 0, BO: 180}, (False, True)),
+    ("number", {"correct_choice": None, "correct_number": -40, "tolerance": 0}, {ADA: {"number": -40}, BO: None},
+     {ADA: 200, BO: 0}, (True, None)),
+    ("boolean", TKEYS[3], {ADA: {"choice": 0}, BO: {"choice": 1}}, {ADA: 150, BO: 0}, (True, False)),
+    ("boolean", {"correct_choice": 1}, {ADA: None, BO: None}, {ADA: 0, BO: 0}, (None, None)),
+])
+def test_reveals_of_every_type_are_valid(qtype, key, answers, points, correct):
+    q = question(0, next(t for t in TQ if t["type"] == qtype), T0)
+    given = [{"player": p, "correct": c, "at_ms": T0 + 1_000} for p, c in zip((ADA, BO), correct) if c is not None]
+    rec = record(TYPED_DUEL, "reveal", (points[ADA], points[BO]), q=q, answers=given,
+                 reveal=revealed(0, qtype, key, answers, points))
+    frame = event("reveal", TYPED_DUEL, 4, T0 + 1_000, rec)
+    validator = vf.Schemas().server()
+    assert validator.is_valid(frame), vf.describe(validator.iter_errors(frame))
+    assert vf.record_problems(rec) == []
+
+
+@pytest.mark.parametrize("kind, qtype, change, expected", [
+    ("question", "text", lambda q, r: q.update(choices=["Mars", "Venus"]), "$.record.question.choices"),
+    ("question", "number", lambda q, r: q.update(choices=["3.14"]), "$.record.question.choices"),
+    ("question", "boolean", lambda q, r: q.update(choices=["Yes", "No"]), "$.record.question.choices"),
+    ("question", "multiple", lambda q, r: q.update(choices=["Neon"]), "$.record.question.choices"),
+    ("question", "single", lambda q, r: q.pop("type"), "'type' is a required property"),
+    ("question", "single", lambda q, r: q.update(type="essay"), "$.record.question.type"),
+    ("question", "text", lambda q, r: q.update(accepted=["Mars"]), "'accepted' was unexpected"),
+    ("question", "number", lambda q, r: q.update(tolerance=0.005), "'tolerance' was unexpected"),
+    ("question", "multiple", lambda q, r: q.update(correct_choices=[0, 2]), "'correct_choices' was unexpected"),
+    ("answered", "text", lambda q, r: r["answers"][0].update(text="Venus"), "'text' was unexpected"),
+    ("answered", "multiple", lambda q, r: r["answers"][0].update(choices=[2, 0]), "'choices' was unexpected"),
+    ("reveal", "single", lambda q, r: r["reveal"].pop("answers"), "'answers' is a required property"),
+    ("reveal", "single", lambda q, r: r["reveal"].pop("type"), "'type' is a required property"),
+    ("reveal", "text", lambda q, r: r["reveal"].update(correct_choices=[0]), "$.record.reveal.correct_choices"),
+    ("reveal", "text", lambda q, r: r["reveal"].pop("matching"), "'matching' is a required property"),
+    ("reveal", "text", lambda q, r: r["reveal"].update(matching="fuzzy"), "$.record.reveal.matching"),
+    ("reveal", "text", lambda q, r: r["reveal"].update(accepted=[]), "$.record.reveal.accepted"),
+    ("reveal", "text", lambda q, r: r["reveal"]["answers"].update({ADA: {"choice": 0}}),
+     f"$.record.reveal.answers['{ADA}']: {{'choice': 0}}"),
+    ("reveal", "text", lambda q, r: r["reveal"]["answers"].update({ADA: {"text": "Mars", "number": 1}}),
+     "$.record.reveal.answers"),
+    ("reveal", "multiple", lambda q, r: r["reveal"].update(correct_choice=0),
+     "$.record.reveal.correct_choice: 0 is not of type 'null'"),
+    ("reveal", "multiple", lambda q, r: r["reveal"]["answers"].update({ADA: {"choices": [2, 2]}}),
+     "$.record.reveal.answers"),
+    ("reveal", "multiple", lambda q, r: r["reveal"]["choices"].update({ADA: 0}),
+     f"$.record.reveal.choices['{ADA}']: 0 is not of type 'null'"),
+    ("reveal", "number", lambda q, r: r["reveal"].pop("tolerance"), "'tolerance' is a required property"),
+    ("reveal", "number", lambda q, r: r["reveal"].update(tolerance=-0.5), "$.record.reveal.tolerance"),
+    ("reveal", "number", lambda q, r: r["reveal"]["answers"].update({BO: {"number": "3.14"}}),
+     "$.record.reveal.answers"),
+    ("reveal", "boolean", lambda q, r: r["reveal"].update(correct_choice=2), "$.record.reveal.correct_choice: 2"),
+    ("reveal", "boolean", lambda q, r: r["reveal"].update(correct_number=1), "$.record.reveal.correct_number"),
+])
+def test_typed_records_are_strict(tmp_path, capsys, kind, qtype, change, expected):
+    log = transcript()
+    index = line_of(log, "ada", "in", typed_event(kind, qtype))
+    edit(log, index, lambda f: change(f["record"]["question"], f["record"]))
+    assert run(tmp_path, log) == 1
+    out = capsys.readouterr().out
+    assert f"frames.jsonl:{index + 1}" in out and "server-message.json" in out and expected in out
+
+
+@pytest.mark.parametrize("qtype, change, problem", [
+    ("boolean", lambda r: r.update(type="single"), "reveal.type: single, but the question is boolean"),
+    ("single", lambda r: r.update(type="boolean"), "reveal.type: boolean, but the question is single"),
+    ("multiple", lambda r: r.update(correct_choices=[0, 4]), "reveal.correct_choices: past the question's choices"),
+    ("multiple", lambda r: r.update(correct_choices=[2, 0]), "reveal.correct_choices: not in ascending order"),
+    ("multiple", lambda r: r["answers"].update({ADA: {"choices": [0]}}), f"answers: `correct` of {ADA} disagrees"),
+    ("multiple", lambda r: r["answers"].update({ADA: {"choices": [0, 5]}}), f"reveal.answers.{ADA}: past the"),
+    ("multiple", lambda r: r["answers"].update({BO: {"choices": [0, 2]}}),
+     f"reveal.answers.{BO}: an answer without an entry in answers"),
+    ("text", lambda r: r["answers"].update({BO: None}), f"reveal.answers.{BO}: null for a player who answered"),
+    ("text", lambda r: r["points"].update({BO: 50}), f"reveal.points.{BO}: points for a wrong answer"),
+    ("text", lambda r: r["answers"].update({CY: None}), "reveal.answers: keys are not the players' ids"),
+    ("number", lambda r: r["answers"].update({ADA: {"number": 3}}),
+     f"reveal.answers.{ADA}: an answer without an entry in answers"),
+    ("number", lambda r: r["points"].update({ADA: 10}), f"reveal.points.{ADA}: points without an answer"),
+    ("boolean", lambda r: r["choices"].update({ADA: 0}),
+     f'reveal.choices.{ADA}: 0, but reveal.answers.{ADA} is {{"choice": 1}}'),
+    ("boolean", lambda r: r["answers"].update({ADA: {"choice": 0}}), f"answers: `correct` of {ADA} disagrees"),
+    ("boolean", lambda r: r["points"].update({ADA: 120}), f"reveal.points.{ADA}: points for a wrong pick"),
+    ("single", lambda r: r["choices"].update({ADA: None}), f"reveal.choices.{ADA}: null, but reveal.answers.{ADA}"),
+])
+def test_typed_reveals_are_cross_checked(tmp_path, capsys, qtype, change, problem):
+    log = transcript()
+    index = line_of(log, "ada", "in", typed_event("reveal", qtype))
+    edit(log, index, lambda f: change(f["record"]["reveal"]))
+    assert run(tmp_path, log) == 1
+    out = capsys.readouterr().out
+    assert f"frames.jsonl:{index + 1}" in out and "reveal record: " + problem in out
+
+
+def edited_mistakes(change):
+    log = transcript()
+    index = line_of(log, "bo", "in", lambda f: f.get("ref") == "t8")
+    edit(log, index, lambda f: change(f["data"]["questions"]))
+    return log
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda qs: qs[0].pop("type"), "$.data.questions[0]: 'type' is a required property"),
+    (lambda qs: qs[0].pop("your_answer"), "$.data.questions[0]: 'your_answer' is a required property"),
+    (lambda qs: qs[0].pop("correct_choices"), "$.data.questions[0]: 'correct_choices' is a required property"),
+    (lambda qs: qs[1].update(your_answer={"choice": 0}), "$.data.questions[1].your_answer"),
+    (lambda qs: qs[1].update(choices=["Mars", "Venus"]), "$.data.questions[1].choices"),
+    (lambda qs: qs[1].update(correct_choice=0), "$.data.questions[1].correct_choice"),
+    (lambda qs: qs[1].update(correct_number=4), "$.data.questions[1].correct_number"),
+    (lambda qs: qs[2].update(correct_choices=[1]), "$.data.questions[2].correct_choices"),
+    (lambda qs: qs[0].update(your_choice=0, your_answer={"choices": [0]}), "$.data.questions[0].your_choice"),
+    (lambda qs: qs[0].update(your_answer={"choices": [2, 0]}), "questions[0]: a right answer listed as a mistake"),
+    (lambda qs: qs[0].update(correct_choices=[0, 5]), "questions[0]: correct_choices: past the question's choices"),
+    (lambda qs: qs[2].update(your_answer={"choice": 1}, your_choice=1),
+     "questions[2]: a right answer listed as a mistake"),
+    (lambda qs: qs[2].update(your_choice=2), "questions[2]: your_choice: set without your_answer"),
+    (lambda qs: qs[3].update(your_answer={"choice": 2}),
+     'questions[3]: your_choice: null, but your_answer is {"choice": 2}'),
+])
+def test_typed_mistakes_are_checked(tmp_path, capsys, change, expected):
+    assert run(tmp_path, edited_mistakes(change)) == 1
+    out = capsys.readouterr().out
+    assert expected in out and ("replies.json#/$defs/mistakes: " in out or "mistakes reply: " in out)
+
+
+def edited_refusal(ref, request=None, message=None, conn="ada"):
+    """The transcript with the `answer` of `ref` sending other fields, or its refusal another message."""
+    log = transcript()
+    index = line_of(log, conn, "in", lambda f: f.get("ref") == ref and f["op"] == "error")
+    if request is not None:
+        frame = json.loads(log.lines[index - 1]["frame"])
+        for name in ("choice", "choices", "text", "number"):
+            frame.pop(name, None)
+        frame.update(request)
+        log.lines[index - 1]["frame"] = json.dumps(frame)
+    if message is not None:
+        edit(log, index, lambda f: f.update(message=message))
+    return log
+
+
+@pytest.mark.parametrize("ref, conn, request_, message, expected", [
+    (41, "ada", {"choices": [0]}, None, "`choices` refused as a misfit by a question that takes `choices`"),
+    (41, "ada", None, "text: this text question is answered with `text`",
+     "refused as a misfit for a text question; question 0 is multiple"),
+    (41, "ada", None, "choice: this multiple question is answered with `choices`", "a misfit named inconsistently"),
+    (42, "ada", {"choices": [1]}, None, "choices [1] refused as empty"),
+    ("t2", "bo", {"choices": [1, 2]}, None, "choices [1, 2] refused as repeating an option"),
+    ("t2", "bo", {"choices": [9, 9]}, None, "choices [9, 9] past the 4 options refused as repeating instead"),
+    ("t3", "bo", {"choices": [0, 3]}, None, "bad_request for choices [0, 3] of question 0, which has 4 options"),
+    ("t3", "bo", {"choices": [0, 7]}, "choices: each must be between 0 and 5",
+     "a range of 0-5 named for question 0, which has 4 options"),
+    ("t3", "bo", None, "choices: each must be between 0 and 5", "choices [0, 5] refused as out of 0-5"),
+    (44, "ada", {"text": "Mars"}, None, "`text` refused as a misfit by a question that takes `text`"),
+    (46, "ada", {"choice": 1}, None, "bad_request for choice 1 of question 3, which has 2 options"),
+    (6, "ada", None, "choice: must be between 0 and 5", "a range of 0-5 named for question 0, which has 4 options"),
+    (46, "ada", None, "choices: pick at least one", "choice 2 refused as empty"),
+    (41, "ada", None, "choice: must be between 0 and 3", "`choice` to a multiple question refused without naming"),
+    (46, "ada", None, "text: at most 200 characters", "bad_request ('text: at most 200 characters') for the frame"),
+])
+def test_answer_refusals_must_fit_the_question(tmp_path, capsys, ref, conn, request_, message, expected):
+    assert run(tmp_path, edited_refusal(ref, request_, message, conn)) == 1
+    assert expected in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("message, request_, question, ok", [
+    ("choices: this multiple question is answered with `choices`", {"choice": 0}, None, True),
+    ("choices: this multiple question is answered with `choices`", {"choice": 0}, ("multiple", 4), True),
+    ("number: this number question is answered with `number`", {"text": "3"}, ("number", 0), True),
+    ("choice: this boolean question is answered with `choice`", {"choices": [0]}, ("boolean", 2), True),
+    ("choice: this single question is answered with `choice`", {"choice": 0}, None, False),
+    ("choice: must be between 0 and 3", {"choice": 4}, None, True),
+    ("choice: must be between 0 and 3", {"choice": 3}, None, False),
+    ("choice: must be between 0 and 3", {"choice": 7}, ("single", 4), True),
+    ("choice: must be between 0 and 3", {"choice": 7}, ("multiple", 4), False),
+    ("choices: each must be between 0 and 2", {"choices": [3, 3]}, ("multiple", 3), True),
+    ("choices: pick at least one", {"choices": []}, None, True),
+    ("choices: pick at least one", {"choices": []}, ("text", 0), False),
+    ("choices: must be distinct", {"choices": [1, 0, 1]}, ("multiple", 2), True),
+])
+def test_answer_refusal_problem(message, request_, question, ok):
+    request = dict({"op": "answer", "duel_id": DUEL, "question_index": 0}, **request_)
+    assert vf.is_answer_refusal(message)
+    assert (vf.answer_refusal_problem(message, request, question) is None) == ok
+
 
 if __name__ == "__main__":
     directory = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")

@@ -12,15 +12,17 @@ Rules:
   and conn) sent with that `ref`, the oldest unanswered one first (replies whose ref is
   null or matches no request: envelope only);
 - every "out" frame valid against client-message.json is never answered bad_json,
-  bad_request or unknown_op (except the two verdicts that depend on state no schema can
-  see: an `answer` choice past the open question's options, when the question's options
-  are not known from a logged record to include it, `profile` of an unknown player, a
-  `challenge` of oneself, and a `rematch` of a duel not finished, not ranked, rematched, ended
-  by an operator or past its window);
+  bad_request or unknown_op (except the verdicts that depend on state no schema can see:
+  an `answer` whose field does not fit the open question's type, whose `choice` or
+  `choices` are past its options, or whose `choices` are empty or repeat one, each only
+  when it agrees with what the question is known to be from a logged record, `profile` of
+  an unknown player, a `challenge` of oneself, and a `rematch` of a duel not finished, not
+  ranked, rematched, ended by an operator or past its window);
   an invalid one is answered with an error, or not at all;
 - the records (events, auth/login/history replies, rooms and challenges) also pass
   cross-field checks that JSON Schema cannot state (ids of the by-player maps are the
-  duel's players, the reveal is of the current question, an operator's end leaves ratings
+  duel's players, the reveal is of the current question and of its type, each player's
+  answer agrees with the picks and with `correct`, an operator's end leaves ratings
   unchanged, a room's host is one of its members...).
 
 Client frames are read as the server reads them (DuelCore's JSONParser): NaN and
@@ -37,6 +39,7 @@ import argparse
 import json
 import math
 import pathlib
+import re
 import sys
 from collections import Counter, defaultdict, deque
 from dataclasses import dataclass, field
@@ -59,6 +62,15 @@ CHALLENGE_OF_ONESELF = "username: you cannot challenge yourself"
 REMATCH_REFUSALS = {"duel_id: only ranked duels have rematches", "duel_id: the duel is not over",
                     "duel_id: that duel was already rematched", "duel_id: too late for a rematch",
                     "duel_id: an operator ended that duel"}
+# Question types (issue 13): the `answer` field each takes (QuestionType.answerField).
+ANSWER_FIELDS = {"single": "choice", "multiple": "choices", "boolean": "choice", "text": "text", "number": "number"}
+# bad_request verdicts on a schema-valid `answer` that depend on the open question (AnswerKey.verdict).
+MISFIT = re.compile(r"(choice|choices|text|number): this (single|multiple|boolean|text|number) question is answered"
+                    r" with `(choice|choices|text|number)`")
+CHOICE_RANGE = re.compile(r"choice: must be between 0 and (\d+)")
+CHOICES_RANGE = re.compile(r"choices: each must be between 0 and (\d+)")
+CHOICES_EMPTY = "choices: pick at least one"
+CHOICES_REPEAT = "choices: must be distinct"
 MAX_DEPTH = 32  # JSONParser.maxDepth
 INT64 = (-(2**63), 2**63 - 1)
 
@@ -211,31 +223,7 @@ def record_problems(record: dict) -> list[str]:
         problems.append("answers: answers without a question")
     reveal = record["reveal"]
     if reveal is not None and question is not None:
-        count = len(question["choices"])
-        if reveal["question_index"] != record["question_index"]:
-            problems.append("reveal.question_index: not the current question")
-        if reveal["correct_choice"] >= count:
-            problems.append("reveal.correct_choice: past the question's choices")
-        for name in ("choices", "points"):
-            if set(reveal[name]) != id_set:
-                problems.append(f"reveal.{name}: keys are not the players' ids")
-        correct_by_player = {a["player"]: a["correct"] for a in record["answers"]}
-        for player, choice in reveal["choices"].items():
-            points = reveal["points"].get(player, 0)
-            if choice is None:
-                if player in correct_by_player:
-                    problems.append(f"reveal.choices.{player}: null for a player who answered")
-                if points:
-                    problems.append(f"reveal.points.{player}: points without an answer")
-                continue
-            if choice >= count:
-                problems.append(f"reveal.choices.{player}: past the question's choices")
-            if player not in correct_by_player:
-                problems.append(f"reveal.choices.{player}: a pick without an answer in answers")
-            elif correct_by_player[player] != (choice == reveal["correct_choice"]):
-                problems.append(f"answers: `correct` of {player} disagrees with the reveal")
-            if choice != reveal["correct_choice"] and points:
-                problems.append(f"reveal.points.{player}: points for a wrong pick")
+        problems += reveal_problems(reveal, question, record["question_index"], ids, record["answers"])
     result = record["result"]
     if result is not None:
         if result["winner"] is not None and result["winner"] not in id_set:
@@ -264,6 +252,163 @@ def record_problems(record: dict) -> list[str]:
         if result["reason"] == "completed" and record["question_index"] != record["question_count"] - 1:
             problems.append("result: completed before its last question")
     return problems
+
+
+def answer_kind(answer: dict) -> str:
+    """Which of choice, choices, text and number an answer object (a reveal's, a mistake's) holds."""
+    return next(iter(answer))
+
+
+def key_problems(key: dict, count: int, where: str) -> list[str]:
+    """What JSON Schema cannot say about the key fields of a reveal or a mistake."""
+    problems = []
+    if key["correct_choice"] is not None and key["correct_choice"] >= count:
+        problems.append(f"{where}correct_choice: past the question's choices")
+    if "correct_choices" in key:
+        if any(c >= count for c in key["correct_choices"]):
+            problems.append(f"{where}correct_choices: past the question's choices")
+        if key["correct_choices"] != sorted(key["correct_choices"]):
+            problems.append(f"{where}correct_choices: not in ascending order")
+    return problems
+
+
+def verdict(key: dict, answer: dict) -> bool | None:
+    """Whether an answer is right by the key, or None where the validator cannot tell (text,
+    whose rough matching it does not reproduce, and number)."""
+    kind = answer_kind(answer)
+    if kind == "choice":
+        return answer["choice"] == key["correct_choice"]
+    if kind == "choices":
+        return set(answer["choices"]) == set(key.get("correct_choices") or ())
+    return None
+
+
+def reveal_problems(reveal: dict, question: dict, index: int, ids: list, answers: list) -> list[str]:
+    """What JSON Schema cannot say about a record's (schema-valid) reveal of `question`."""
+    problems = []
+    count = len(question["choices"])
+    kind = reveal["type"]
+    if reveal["question_index"] != index:
+        problems.append("reveal.question_index: not the current question")
+    if kind != question["type"]:
+        problems.append(f"reveal.type: {kind}, but the question is {question['type']}")
+    problems += key_problems(reveal, count, "reveal.")
+    for name in ("choices", "answers", "points"):
+        if set(reveal[name]) != set(ids):
+            problems.append(f"reveal.{name}: keys are not the players' ids")
+    correct_by_player = {a["player"]: a["correct"] for a in answers}
+    for player in ids:
+        answer = reveal["answers"].get(player)
+        pick = reveal["choices"].get(player)
+        points = reveal["points"].get(player, 0)
+        if answer is None:
+            if player in correct_by_player:
+                problems.append(f"reveal.answers.{player}: null for a player who answered")
+            if pick is not None:
+                problems.append(f"reveal.choices.{player}: a pick without an answer in reveal.answers")
+            if points:
+                problems.append(f"reveal.points.{player}: points without an answer")
+            continue
+        field_name = answer_kind(answer)
+        if field_name != ANSWER_FIELDS[kind]:
+            problems.append(f"reveal.answers.{player}: `{field_name}` answers no {kind} question")
+        if player not in correct_by_player:
+            problems.append(f"reveal.answers.{player}: an answer without an entry in answers")
+        if pick != answer.get("choice"):
+            problems.append(f"reveal.choices.{player}: {json.dumps(pick)}, but reveal.answers.{player} is "
+                            f"{json.dumps(answer)}")
+        picked = answer.get("choices", [answer["choice"]] if field_name == "choice" else [])
+        if any(c >= count for c in picked):
+            problems.append(f"reveal.answers.{player}: past the question's choices")
+        right = verdict(reveal, answer)
+        if right is not None and player in correct_by_player and correct_by_player[player] != right:
+            problems.append(f"answers: `correct` of {player} disagrees with the reveal")
+        if right is None:
+            right = correct_by_player.get(player)
+        if right is False and points:
+            problems.append(f"reveal.points.{player}: points for a wrong "
+                            + ("pick" if field_name in ("choice", "choices") else "answer"))
+    return problems
+
+
+def mistake_problems(mistake: dict) -> list[str]:
+    """What JSON Schema cannot say about a (schema-valid) entry of the mistakes reply."""
+    count = len(mistake["choices"])
+    problems = key_problems(mistake, count, "")
+    answer, choice = mistake["your_answer"], mistake["your_choice"]
+    if answer is None:
+        if choice is not None:
+            problems.append("your_choice: set without your_answer")
+        return problems
+    field_name = answer_kind(answer)
+    if field_name != ANSWER_FIELDS[mistake["type"]]:
+        problems.append(f"your_answer: `{field_name}` answers no {mistake['type']} question")
+    if choice != answer.get("choice"):
+        problems.append(f"your_choice: {json.dumps(choice)}, but your_answer is {json.dumps(answer)}")
+    picked = answer.get("choices", [answer["choice"]] if field_name == "choice" else [])
+    if any(c >= count for c in picked):
+        problems.append("your_answer: past the choices")
+    if verdict(mistake, answer):
+        problems.append("a right answer listed as a mistake")
+    return problems
+
+
+def is_answer_refusal(message: str) -> bool:
+    """Whether a bad_request message is one of the verdicts that depend on the open question."""
+    return (message in (CHOICES_EMPTY, CHOICES_REPEAT)
+            or any(pattern.fullmatch(message) for pattern in (MISFIT, CHOICE_RANGE, CHOICES_RANGE)))
+
+
+def answer_refusal_problem(message: str, request: dict, question: tuple[str, int] | None) -> str | None:
+    """Why a bad_request to a schema-valid `answer` is wrong, or None when it is one of the
+    verdicts that depend on the open question (AnswerKey.verdict) and agrees with the request
+    and with the question, (type, number of choices), when a logged record showed it."""
+    sent = next(name for name in ("choice", "choices", "text", "number") if request.get(name) is not None)
+    value = request[sent]
+    kind, count = question if question is not None else (None, None)
+    picks = [int(c) for c in value] if sent == "choices" else [int(value)] if sent == "choice" else []
+    index = int(request["question_index"])
+    misfit = MISFIT.fullmatch(message)
+    if misfit:
+        field_name, named_type, taken = misfit.groups()
+        if field_name != taken or ANSWER_FIELDS[named_type] != taken:
+            return f"a misfit named inconsistently ({message!r})"
+        if sent == taken:
+            return f"`{sent}` refused as a misfit by a question that takes `{taken}`"
+        if kind is not None and kind != named_type:
+            return f"refused as a misfit for a {named_type} question; question {index} is {kind}"
+        return None
+    if kind is not None and ANSWER_FIELDS[kind] != sent:
+        return f"`{sent}` to a {kind} question refused without naming the field it takes ({message!r})"
+    if range_ := CHOICE_RANGE.fullmatch(message):
+        if sent != "choice":
+            return f"a `choice` range refusal of an answer with `{sent}`"
+        if count is not None and picks[0] < count:
+            return f"bad_request for choice {picks[0]} of question {index}, which has {count} options"
+        if picks[0] <= int(range_.group(1)):
+            return f"choice {picks[0]} refused as out of 0-{range_.group(1)}"
+        if count is not None and int(range_.group(1)) != count - 1:
+            return f"a range of 0-{range_.group(1)} named for question {index}, which has {count} options"
+        return None
+    if range_ := CHOICES_RANGE.fullmatch(message):
+        if sent != "choices" or not picks:
+            return f"a `choices` range refusal of {sent} {value!r}"
+        if count is not None and max(picks) < count:
+            return f"bad_request for choices {picks} of question {index}, which has {count} options"
+        if max(picks) <= int(range_.group(1)):
+            return f"choices {picks} refused as out of 0-{range_.group(1)}"
+        if count is not None and int(range_.group(1)) != count - 1:
+            return f"a range of 0-{range_.group(1)} named for question {index}, which has {count} options"
+        return None
+    if message == CHOICES_EMPTY:
+        return None if sent == "choices" and not picks else f"{sent} {value!r} refused as empty"
+    if message == CHOICES_REPEAT:
+        if sent != "choices" or len(set(picks)) == len(picks):
+            return f"{sent} {value!r} refused as repeating an option"
+        if count is not None and max(picks) >= count:
+            return f"choices {picks} past the {count} options refused as repeating instead"
+        return None
+    return f"bad_request ({message!r}) for an answer the schema accepts"
 
 
 def room_problems(room: dict) -> list[str]:
@@ -341,13 +486,7 @@ def reply_problems(op: str, data: dict) -> list[str]:
             problems.append("challenges: the same challenge twice")
     if op == "mistakes":
         for i, q in enumerate(data["questions"]):
-            if q["correct_choice"] >= len(q["choices"]):
-                problems.append(f"questions[{i}].correct_choice: past the choices")
-            if q["your_choice"] is not None:
-                if q["your_choice"] >= len(q["choices"]):
-                    problems.append(f"questions[{i}].your_choice: past the choices")
-                if q["your_choice"] == q["correct_choice"]:
-                    problems.append(f"questions[{i}]: a right answer listed as a mistake")
+            problems += [f"questions[{i}]: {p}" for p in mistake_problems(q)]
     return problems
 
 
@@ -384,10 +523,11 @@ class Checker:
     def __init__(self, schemas: Schemas):
         self.schemas = schemas
         self.report = Report()
-        # Options of each question seen in a record: (duel_id, question_index) -> count.
-        self.choices: dict[tuple[str, int], int] = {}
-        # Schema-valid answers refused as bad_request: checked once every record is known.
-        self.choice_refusals: list[tuple[str, str, int, int]] = []
+        # Each question seen in a record: (duel_id, question_index) -> (type, number of choices).
+        self.questions: dict[tuple[str, int], tuple[str, int]] = {}
+        # Schema-valid answers refused as bad_request for a state-dependent reason (the
+        # answer's field or options do not fit the question): checked once every record is known.
+        self.answer_refusals: list[tuple[str, str, dict]] = []
 
     # Client frames.
 
@@ -428,7 +568,7 @@ class Checker:
     def note_record(self, record: dict):
         question = record.get("question")
         if isinstance(question, dict):
-            self.choices[(record["id"], question["index"])] = len(question["choices"])
+            self.questions[(record["id"], question["index"])] = (question["type"], len(question["choices"]))
 
     def check_in(self, where: str, text: str) -> dict | None:
         report = self.report
@@ -488,9 +628,8 @@ class Checker:
         code = message["code"]
         if not request.valid or code not in DECODING_CODES:
             return
-        if request.op == "answer" and code == "bad_request" and message["message"].startswith("choice"):
-            m = request.message
-            self.choice_refusals.append((where, m["duel_id"], int(m["question_index"]), int(m["choice"])))
+        if request.op == "answer" and code == "bad_request" and is_answer_refusal(message["message"]):
+            self.answer_refusals.append((where, message["message"], request.message))
             return
         if request.op == "profile" and code == "bad_request" and message["message"] == "player: no such player":
             return
@@ -564,10 +703,11 @@ class Checker:
                 self.check_reply(label, message, request)
 
     def finish(self):
-        for where, duel, index, choice in self.choice_refusals:
-            count = self.choices.get((duel, index))
-            if count is not None and choice < count:
-                self.report.fail(where, f"bad_request for choice {choice} of question {index}, which has {count} options")
+        for where, text, request in self.answer_refusals:
+            question = self.questions.get((request["duel_id"], int(request["question_index"])))
+            problem = answer_refusal_problem(text, request, question)
+            if problem is not None:
+                self.report.fail(where, problem)
 
 
 # --- command line ----------------------------------------------------------------------------

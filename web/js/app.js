@@ -11,7 +11,9 @@ const state = {
   bank: null,
   duel: null,        // latest record
   duelId: null,
-  myPick: null,      // {index, choice}: the answer sent to the open question
+  myPick: null,      // {index, answer}: the answer sent to the open question (a choice or a Submission)
+  checked: null,     // {duel, index, picks: Set}: the boxes ticked on an open "multiple" question, not sent yet
+  inputFor: "",      // "duel:index" of the question the text or number field was last set up for
   verdicts: {},      // question index -> the reply to my answer, {correct, points}, or {code} if refused
   right: {},         // question index -> whether I got it right (from the reveals)
   practice: null,    // what the last practice game was asked for: {bank} or {mistakes: true}
@@ -498,25 +500,21 @@ function render() {
   const revealed = d.reveal && d.reveal.question_index === q.index ? d.reveal : null;
   const myAnswer = d.answers.find((a) => a.player === mine.id);
   const theirAnswer = theirs ? d.answers.find((a) => a.player === theirs.id) : undefined;
-  const sent = state.myPick && state.myPick.index === q.index ? state.myPick.choice : null;
-  const pick = revealed ? revealed.choices[mine.id] : sent;
+  const type = q.type ?? "single";
+  const sent = state.myPick && state.myPick.index === q.index ? state.myPick.answer : null;
+  const mineSent = revealed ? revealed.answers?.[mine.id] ?? null : sent;
+  const pick = revealed ? revealed.choices[mine.id] : typeof sent === "number" ? sent : null;
   // What became of my answer, from one place: the reply to it (which may come before or
   // after the `answered` event), else the record (e.g. after a reload), else the reveal.
   const reply = state.verdicts[q.index];
   const refused = reply && "code" in reply ? reply.code : null;
   const right = reply && "correct" in reply ? reply.correct
     : myAnswer ? myAnswer.correct
+    : revealed && (revealed.points[mine.id] ?? 0) > 0 ? true
     : revealed && pick !== null && pick !== undefined ? revealed.correct_choice === pick : null;
   const points = (reply && "points" in reply ? reply.points : undefined) ?? revealed?.points[mine.id];
-  const locked = revealed || myAnswer || sent !== null || d.answers.some((a) => a.correct);
-  $("choices").replaceChildren(...q.choices.map((text, i) => {
-    const b = el("button", { "data-choice": i, "aria-label": `${String.fromCharCode(65 + i)}: ${text}`, onclick: () => answer(i) },
-      el("span", { class: "key" }, `${String.fromCharCode(65 + i)}`), text);
-    if (locked) b.disabled = true;
-    if (pick === i) b.classList.add(right === null ? "picked" : right ? "picked-right" : "picked-wrong");
-    if (revealed && revealed.correct_choice === i) { b.classList.add("correct"); b.setAttribute("aria-description", "correct answer"); }
-    return b;
-  }));
+  const locked = Boolean(revealed || myAnswer || sent !== null || d.answers.some((a) => a.correct));
+  renderAnswerInput(q, type, { revealed, locked, pick, mineSent, right });
   let opp = "";
   if (many) opp = revealed ? "" : `${d.answers.length} of ${d.players.length} answered`;
   else if (theirs && theirAnswer) opp = theirAnswer.correct ? `${theirs.username} answered correctly` : `${theirs.username} answered wrong`;
@@ -544,6 +542,114 @@ function render() {
   }
 }
 
+// The answer input of each question type: choice buttons (single, boolean), check boxes and a
+// submit button (multiple), or a field that submits on Enter (text, number). The field is kept
+// across renders, so an event arriving while the player types does not wipe what they typed.
+function renderAnswerInput(q, type, { revealed, locked, pick, mineSent, right }) {
+  const free = type === "text" || type === "number";
+  const verdictClass = right === null ? "picked" : right ? "picked-right" : "picked-wrong";
+  $("free-answer").hidden = !free;
+  if (type === "multiple") {
+    if (!state.checked || state.checked.duel !== state.duelId || state.checked.index !== q.index) {
+      state.checked = { duel: state.duelId, index: q.index, picks: new Set() };
+    }
+    const sentPicks = new Set(mineSent && "choices" in mineSent ? mineSent.choices : []);
+    const correct = new Set(revealed?.correct_choices ?? []);
+    const boxes = q.choices.map((text, i) => {
+      const ticked = locked ? sentPicks.has(i) : state.checked.picks.has(i);
+      const b = el("button", { role: "checkbox", "aria-checked": String(ticked), "data-choice": i,
+        "aria-label": `${String.fromCharCode(65 + i)}: ${text}`, onclick: () => toggle(i) },
+        el("span", { class: "box", "aria-hidden": "true" }, ticked ? "☑" : "☐"),
+        el("span", { class: "key" }, `${String.fromCharCode(65 + i)}`), text);
+      if (locked) b.disabled = true;
+      if (locked && sentPicks.has(i)) b.classList.add(verdictClass);
+      if (correct.has(i)) { b.classList.add("correct"); b.setAttribute("aria-description", "a correct answer"); }
+      return b;
+    });
+    const submit = el("button", { class: "primary", id: "submit-choices", onclick: () => submitChecked() }, "Answer");
+    submit.disabled = locked || state.checked.picks.size === 0;
+    $("choices").replaceChildren(...boxes, submit);
+  } else if (!free) {
+    $("choices").replaceChildren(...q.choices.map((text, i) => {
+      const b = el("button", { "data-choice": i, "aria-label": `${String.fromCharCode(65 + i)}: ${text}`, onclick: () => answer(i) },
+        el("span", { class: "key" }, `${String.fromCharCode(65 + i)}`), text);
+      if (locked) b.disabled = true;
+      if (pick === i) b.classList.add(verdictClass);
+      if (revealed && revealed.correct_choice === i) { b.classList.add("correct"); b.setAttribute("aria-description", "correct answer"); }
+      return b;
+    }));
+  } else {
+    $("choices").replaceChildren();
+    const input = /** @type {HTMLInputElement} */ ($("answer-input"));
+    if (state.inputFor !== `${state.duelId}:${q.index}`) {
+      state.inputFor = `${state.duelId}:${q.index}`;
+      input.value = "";
+      input.type = type === "number" ? "number" : "text";
+      input.step = "any";
+      input.maxLength = 200;
+      input.inputMode = type === "number" ? "decimal" : "text";
+      input.placeholder = type === "number" ? "A number" : "Type your answer";
+      if (!locked) setTimeout(() => input.focus(), 0);
+    }
+    if (mineSent && "text" in mineSent) input.value = mineSent.text;
+    if (mineSent && "number" in mineSent) input.value = String(mineSent.number);
+    input.disabled = locked;
+    $("answer-submit").disabled = locked;
+    input.classList.remove("picked", "picked-right", "picked-wrong");
+    if (mineSent) input.classList.add(verdictClass);
+  }
+  const key = revealed ? keyText(revealed, q.choices) : "";
+  $("answer-key").hidden = !key || (type !== "text" && type !== "number");
+  $("answer-key").textContent = key;
+}
+
+// A question's key as words: "Right answer: Lima" (every kind: choices, texts, a number).
+function keyText(key, choices) {
+  switch (key.type ?? "single") {
+    case "multiple": return `Right answers: ${(key.correct_choices ?? []).map((i) => choices[i]).join(", ")}`;
+    case "text": return `Accepted: ${(key.accepted ?? []).join(" / ")}`;
+    case "number": return `Right answer: ${key.correct_number}${key.tolerance ? ` (± ${key.tolerance})` : ""}`;
+    default: return key.correct_choice === null || key.correct_choice === undefined ? "" : `Right answer: ${choices[key.correct_choice]}`;
+  }
+}
+
+// An answer as words, for the mistakes notebook.
+function answerText(answer, choices) {
+  if (!answer) return "you did not answer";
+  if ("choice" in answer) return `you said: ${choices[answer.choice]}`;
+  if ("choices" in answer) return `you said: ${answer.choices.map((i) => choices[i]).join(", ")}`;
+  if ("text" in answer) return `you said: ${answer.text}`;
+  return `you said: ${answer.number}`;
+}
+
+function toggle(i) {
+  const q = state.duel?.question;
+  if (!q || !state.checked || state.checked.index !== q.index) return;
+  if (state.checked.picks.has(i)) state.checked.picks.delete(i); else state.checked.picks.add(i);
+  render();
+}
+
+function submitChecked() {
+  const q = state.duel?.question;
+  if (!q || !state.checked || state.checked.index !== q.index || state.checked.picks.size === 0) return;
+  answer({ choices: [...state.checked.picks].sort((a, b) => a - b) });
+}
+
+$("free-answer").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const q = state.duel?.question;
+  const input = /** @type {HTMLInputElement} */ ($("answer-input"));
+  const value = input.value.trim();
+  if (!q || value === "") return;
+  if (q.type === "number") {
+    const number = Number(value);
+    if (!Number.isFinite(number)) { $("verdict").textContent = "That is not a number"; return; }
+    answer({ number });
+  } else {
+    answer({ text: input.value.slice(0, 200) });
+  }
+});
+
 // Three or four players: everyone's name, score, and whether they answered (never what).
 function renderBoard(d) {
   const answered = new Set(d.answers.map((a) => a.player));
@@ -561,7 +667,7 @@ async function answer(choice) {
   const index = d.question.index;
   if (state.myPick && state.myPick.index === index) return;
   const duelId = state.duelId;
-  state.myPick = { index, choice };
+  state.myPick = { index, answer: choice };
   render();
   let verdict;
   try {
@@ -578,9 +684,14 @@ document.addEventListener("keydown", (e) => {
   if ($("screen-duel").hidden || e.altKey || e.ctrlKey || e.metaKey) return;
   const key = e.key.toUpperCase();
   let index = -1;
+  if (e.target instanceof HTMLInputElement) return; // typing an answer, not picking one
   if (/^[1-6]$/.test(key)) index = Number(key) - 1;
   else if (/^[A-F]$/.test(key)) index = key.charCodeAt(0) - 65;
-  if (index >= 0 && state.duel?.question && index < state.duel.question.choices.length) answer(index);
+  const q = state.duel?.question;
+  if (q?.type === "multiple") {
+    if (index >= 0 && index < q.choices.length) toggle(index);
+    else if (e.key === "Enter") submitChecked();
+  } else if (index >= 0 && q && index < q.choices.length) answer(index);
 });
 
 $("report").addEventListener("click", async () => {
@@ -720,8 +831,7 @@ async function mistakes() {
   $("learned").textContent = data ? `${data.learned_count} learned` : "";
   $("mistakes").replaceChildren(...(questions.length ? questions.map((q) => el("li", {},
     el("strong", {}, q.prompt), el("br"),
-    `Right answer: ${q.choices[q.correct_choice]}`,
-    q.your_choice === null ? " · you did not answer" : ` · you said: ${q.choices[q.your_choice]}`))
+    keyText(q, q.choices), ` · ${answerText(q.your_answer ?? (q.your_choice === null ? null : { choice: q.your_choice }), q.choices)}`))
     : [el("li", { class: "muted" }, data?.learned_count ? "Nothing left to practise: you learned them all." : "No mistakes yet.")]));
 }
 

@@ -55,7 +55,8 @@
  * @property {number} index
  * @property {number} question_id
  * @property {string} prompt
- * @property {string[]} choices
+ * @property {QuestionType} type  how it is answered (added; see docs/PROTOCOL.md, "Question types")
+ * @property {string[]} choices  empty for `text` and `number`
  * @property {number} opens_at_ms  on the server's clock (see {@link QuizDuelClient#serverNow})
  * @property {number} deadline_ms  on the server's clock; an answer after it is `too_late`
  */
@@ -72,9 +73,23 @@
  * The reveal of the question just closed.
  * @typedef {Object} DuelReveal
  * @property {number} question_index
- * @property {number} correct_choice
- * @property {Record<string, number | null>} choices  by player id; null: did not answer
+ * @property {QuestionType} type
+ * @property {number | null} correct_choice  `single` and `boolean`; null for the other types
+ * @property {number[]} [correct_choices]    `multiple`
+ * @property {string[]} [accepted]           `text`: any one of them is right
+ * @property {"exact" | "case_insensitive" | "rough"} [matching]  `text`
+ * @property {number} [correct_number]       `number`
+ * @property {number} [tolerance]            `number`
+ * @property {Record<string, number | null>} choices  by player id; null: did not answer, or not a one-choice answer
+ * @property {Record<string, Submission | null>} answers  by player id: what each sent; null: did not answer
  * @property {Record<string, number>} points          by player id
+ */
+
+/** @typedef {"single" | "multiple" | "boolean" | "text" | "number"} QuestionType */
+
+/**
+ * An answer as sent: one of these fields, by the question's type.
+ * @typedef {{choice: number} | {choices: number[]} | {text: string} | {number: number}} Submission
  */
 
 /**
@@ -543,12 +558,14 @@ export class QuizDuelClient {
    * Answers the open question.
    * @param {string} duelId
    * @param {number} questionIndex
-   * @param {number} choice  counted from 0
+   * @param {number | Submission} answer  a choice counted from 0 (`single`, `boolean`), or
+   *   `{choices}`, `{text}` or `{number}` for the other types
    * @param {RequestOptions} [options]
    * @returns {Promise<AnswerReply>}
    */
-  answer(duelId, questionIndex, choice, options) {
-    return this.request("answer", { duel_id: duelId, question_index: questionIndex, choice }, options);
+  answer(duelId, questionIndex, answer, options) {
+    const fields = typeof answer === "number" ? { choice: answer } : answer;
+    return this.request("answer", { duel_id: duelId, question_index: questionIndex, ...fields }, options);
   }
 
   /**
