@@ -65,7 +65,38 @@ import Testing
         #expect(request(#"{"op":"challenge_decline","challenge_id":"c"}"#) == .challengeDecline(challengeID: "c"))
         #expect(request(#"{"op":"challenges"}"#) == .challenges)
         #expect(request(#"{"op":"rematch","duel_id":"d"}"#) == .rematch(duelID: "d"))
-        #expect(Set(ClientRequest.ops).count == 25)
+        #expect(Set(ClientRequest.ops).count == 41)
+    }
+
+    @Test func everyQuizOpDecodes() {
+        #expect(request(#"{"op":"quiz_create","title":" Capitals ","theme":"Geo","difficulty":"easy"}"#)
+            == .quizCreate(QuizFields(title: "Capitals", theme: "geo", difficulty: "easy")))
+        #expect(request(#"{"op":"quiz_update","quiz":"quiz-1","description":"a\nb"}"#)
+            == .quizUpdate(quiz: "quiz-1", QuizFields(description: "a\nb")))
+        for op in ["quiz_delete", "quiz_publish", "quiz_unpublish", "quiz_questions", "quiz", "quiz_save", "quiz_unsave"] {
+            #expect(request(#"{"op":""# + op + #"","quiz":"quiz-1"}"#)?.op == op)
+            #expect(failure(#"{"op":""# + op + #"","quiz":5}"#) == "bad_request quiz")
+        }
+        #expect(request(#"{"op":"my_quizzes"}"#) == .myQuizzes)
+        #expect(request(#"{"op":"library"}"#) == .library)
+        #expect(request(#"{"op":"question_add","quiz":"q","type":"text","prompt":"P?","accepted":["x"]}"#)
+            == .questionAdd(quiz: "q", QuestionDraft(prompt: "P?", choices: [], key: .text(accepted: ["x"], matching: .rough))))
+        #expect(request(#"{"op":"question_update","question_id":7,"type":"boolean","prompt":"P","correct_choice":1}"#)
+            == .questionUpdate(questionID: 7, QuestionDraft(prompt: "P", choices: ["True", "False"], key: .boolean(correct: false))))
+        #expect(request(#"{"op":"question_delete","question_id":7}"#) == .questionDelete(questionID: 7))
+        #expect(request(#"{"op":"catalog","search":"  ","sort":"top_rated","limit":5,"cursor":"10"}"#)
+            == .catalog(CatalogQuery(sort: .topRated, limit: 5, offset: 10)))
+        #expect(request(#"{"op":"rate","question_id":3,"value":-1}"#) == .rate(.question(3), value: -1))
+        #expect(request(#"{"op":"rate","quiz":"q","value":0}"#) == .rate(.quiz("q"), value: 0))
+        #expect(request(#"{"op":"report","quiz":"q","reason":"spam"}"#) == .reportQuiz(quiz: "q", reason: "spam"))
+        #expect(failure(#"{"op":"quiz_create","title":"a\u0007b"}"#) == "bad_request title")
+        #expect(failure(#"{"op":"quiz_create","title":"x","description":""# + String(repeating: "d", count: 501) + #""}"#)
+            == "bad_request description")
+        #expect(failure(#"{"op":"question_add","quiz":"q","type":"number","prompt":"P","correct_number":1,"matching":"exact"}"#)
+            == "bad_request matching")
+        #expect(failure(#"{"op":"catalog","limit":51}"#) == "bad_request limit")
+        #expect(ClientRequest.questionAdd(quiz: "q", QuestionDraft(prompt: "p", choices: [], key: .number(correct: 1, tolerance: 0))).isAuthoring)
+        #expect(!ClientRequest.catalog(CatalogQuery()).isAuthoring)
     }
 
     @Test func refsAreEchoedAsGiven() {
@@ -199,7 +230,8 @@ import Testing
     }
 
     @Test func everyErrorCodeHasAStableName() {
-        #expect(ErrorCode.allCases.count == 33)
+        #expect(ErrorCode.allCases.count == 35)
+        #expect(ErrorCode.allCases.map(\.rawValue).contains("not_owner"))
         #expect(ErrorCode.allCases.map(\.rawValue).contains("room_too_small"))
         #expect(ErrorCode.allCases.map(\.rawValue).contains("account_disabled"))
         #expect(ErrorCode.allCases.map(\.rawValue).contains("already_queued"))

@@ -86,7 +86,6 @@ extension ClientRequest {
         case "history": return .history(limit: try fields.int("limit", in: 1...100, default: 20))
         case "mistakes": return .mistakes(limit: try fields.int("limit", in: 1...100, default: 20))
         case "report":
-            let questionID = try fields.int64("question_id")
             let reason = try fields.string("reason", maxLength: 2_000)
             // Counted in code points, as Postgres's char_length in the column's CHECK counts
             // them (Swift's count of characters let 500 emoji with skin tones through here,
@@ -98,7 +97,12 @@ extension ClientRequest {
             guard !reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                 throw .badField("reason", "must not contain control characters")
             }
-            return .report(questionID: questionID, reason: reason)
+            // A report names a question or (added) a player's quiz.
+            if fields.has("quiz") {
+                guard !fields.has("question_id") else { throw .badField("question_id", "send quiz or question_id, not both") }
+                return .reportQuiz(quiz: try fields.quiz(), reason: reason)
+            }
+            return .report(questionID: try fields.int64("question_id"), reason: reason)
         case "practice":
             let bank = try fields.optionalString("bank", maxLength: 128)
             let mistakes = try fields.bool("mistakes", default: false)
@@ -122,13 +126,14 @@ extension ClientRequest {
         case "challenges": return .challenges
         case "rematch": return .rematch(duelID: try fields.string("duel_id", maxLength: 128))
         default:
+            if let quizOp = try decodeQuizOp(op, fields) { return quizOp }
             throw ProtocolError(.unknownOp, "unknown op '\(String(op.prefix(64)))'")
         }
     }
 }
 
 /// Typed access to a request's fields, each failure a `bad_request` naming the field.
-private struct Fields {
+struct Fields {
     let object: JSONObject
 
     func string(_ name: String, maxLength: Int) throws(ProtocolError) -> String {

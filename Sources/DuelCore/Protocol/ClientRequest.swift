@@ -43,13 +43,36 @@ public enum ClientRequest: Sendable, Equatable {
     case challengeDecline(challengeID: String)
     case challenges
     case rematch(duelID: String)
+    // Quizzes players make (issue 13); `quiz` is the quiz's slug.
+    case quizCreate(QuizFields)
+    case quizUpdate(quiz: String, QuizFields)
+    case quizDelete(quiz: String)
+    case quizPublish(quiz: String)
+    case quizUnpublish(quiz: String)
+    /// The owner's full view: every question with its key.
+    case quizQuestions(quiz: String)
+    /// A quiz's page (op `quiz`): its record, with the requester's vote and whether saved.
+    case quizInfo(quiz: String)
+    case myQuizzes
+    case questionAdd(quiz: String, QuestionDraft)
+    case questionUpdate(questionID: Int64, QuestionDraft)
+    case questionDelete(questionID: Int64)
+    case catalog(CatalogQuery)
+    case quizSave(quiz: String)
+    case quizUnsave(quiz: String)
+    case library
+    /// `value`: 1 like, -1 dislike, 0 takes the vote back.
+    case rate(RateTarget, value: Int)
+    case reportQuiz(quiz: String, reason: String)
 
     /// The `op` names, as on the wire.
     public static let ops = [
         "signup", "login", "auth", "logout", "banks", "queue", "cancel", "answer", "forfeit",
         "resume", "leaderboard", "profile", "history", "mistakes", "report", "practice",
         "room_create", "room_join", "room_leave", "room_start", "challenge", "challenge_accept",
-        "challenge_decline", "challenges", "rematch",
+        "challenge_decline", "challenges", "rematch", "quiz_create", "quiz_update", "quiz_delete", "quiz_publish",
+        "quiz_unpublish", "quiz_questions", "quiz", "my_quizzes", "question_add", "question_update", "question_delete",
+        "catalog", "quiz_save", "quiz_unsave", "library", "rate",
     ]
 
     public var op: String {
@@ -79,6 +102,32 @@ public enum ClientRequest: Sendable, Equatable {
         case .challengeDecline: "challenge_decline"
         case .challenges: "challenges"
         case .rematch: "rematch"
+        case .quizCreate: "quiz_create"
+        case .quizUpdate: "quiz_update"
+        case .quizDelete: "quiz_delete"
+        case .quizPublish: "quiz_publish"
+        case .quizUnpublish: "quiz_unpublish"
+        case .quizQuestions: "quiz_questions"
+        case .quizInfo: "quiz"
+        case .myQuizzes: "my_quizzes"
+        case .questionAdd: "question_add"
+        case .questionUpdate: "question_update"
+        case .questionDelete: "question_delete"
+        case .catalog: "catalog"
+        case .quizSave: "quiz_save"
+        case .quizUnsave: "quiz_unsave"
+        case .library: "library"
+        case .rate: "rate"
+        case .reportQuiz: "report"
+        }
+    }
+
+    /// Whether the op writes a player's quizzes: these share a per-player rate limit.
+    public var isAuthoring: Bool {
+        switch self {
+        case .quizCreate, .quizUpdate, .quizDelete, .quizPublish, .quizUnpublish, .questionAdd, .questionUpdate,
+             .questionDelete: true
+        default: false
         }
     }
 

@@ -34,6 +34,11 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable, Equatable {
     case unknownPlayer = "unknown_player"
     case unknownChallenge = "unknown_challenge"
     case challengeExpired = "challenge_expired"
+    // Quizzes players make (issue 13).
+    /// Another player's quiz: only its owner edits it or sees its keys.
+    case notOwner = "not_owner"
+    /// A per-player cap: 50 quizzes, 200 questions in a quiz.
+    case limitReached = "limit_reached"
     case unavailable
     case `internal`
 
@@ -71,6 +76,8 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable, Equatable {
         case .unknownPlayer: "no such player"
         case .unknownChallenge: "no such pending challenge"
         case .challengeExpired: "the challenge expired"
+        case .notOwner: "only the quiz's owner can do that"
+        case .limitReached: "a limit on what you can create was reached"
         case .unavailable: "the database is unavailable; retry later"
         case .internal: "internal error"
         }

@@ -73,6 +73,10 @@ extension DuelServerCore {
                 try db.report(player: player, question: question, reason: reason)
                 return [:]
             }
+        case .quizCreate, .quizUpdate, .quizDelete, .quizPublish, .quizUnpublish, .quizQuestions, .quizInfo,
+             .myQuizzes, .questionAdd, .questionUpdate, .questionDelete, .catalog, .quizSave, .quizUnsave, .library,
+             .rate, .reportQuiz:
+            quizRequest(connection, ref, envelope.request)
         }
     }
 

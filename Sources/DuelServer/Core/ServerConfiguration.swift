@@ -63,6 +63,8 @@ public struct ServerConfiguration: Sendable {
     public var challengeTtlMs: Int64 = 300_000
     /// New challenges one player may make in any minute.
     public var challengesPerMinute: Int = 5
+    /// Quiz authoring writes one player may make in any minute (issue 13).
+    public var authoringPerMinute: Int = QuizLimits.authoringPerMinute
     /// How long a rematch offer waits for the opponent's (PROTOCOL.md: 30 s).
     public var rematchWindowMs: Int64 = 30_000
     /// How often an instance expires challenges and rematch offers, and lets room members

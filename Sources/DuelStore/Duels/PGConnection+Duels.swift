@@ -85,6 +85,12 @@ extension PGConnection {
                               \(PGArray(rows.deadlines))::bigint[], \(PGArray(rows.opened))::int[])
                        AS d(id, a, b, more, state, base, seq, deadline, opened)
                 RETURNING id, player_a, player_b, more_players),
+            -- A player's quiz counts its games for the catalog (issue 13); an operator's bank
+            -- matches no row here, so the matcher takes no lock for it.
+            played AS (
+                UPDATE banks SET plays = plays + (SELECT count(*) FROM new_duels)
+                 WHERE id = \(bankID) AND owner_id IS NOT NULL
+                RETURNING 1),
             live AS (
                 INSERT INTO live_duel_players (player_id, duel_id)
                 SELECT player_a, id FROM new_duels

@@ -1,3 +1,4 @@
+import Foundation
 import DuelCore
 
 /// A bank as the `banks` op lists it.
@@ -19,12 +20,27 @@ public struct BankSummary: Sendable, Equatable {
     }
 }
 
+extension BankSummary {
+    /// SQL: bank `alias` is one matchmaking draws from (`banks`, `queue`): an operator's, or a
+    /// player's published quiz an operator promoted (issue 13).
+    static func inMatchmaking(_ alias: String) -> String {
+        "\(alias).matchmaking AND (\(alias).owner_id IS NULL OR \(alias).published_at IS NOT NULL)"
+    }
+
+    /// SQL: bank `alias` may be played by `player` in practice, rooms and challenges: an
+    /// operator's bank, a published quiz, or the player's own quiz.
+    static func playable(_ alias: String, by player: PlayerID) -> String {
+        let viewer = UUIDText.isValid(player) ? "'\(player)'::uuid" : "NULL"
+        return "(\(alias).owner_id IS NULL OR \(alias).published_at IS NOT NULL OR \(alias).owner_id = \(viewer))"
+    }
+}
+
 extension PGConnection {
     public func banks() throws -> [BankSummary] {
         try query("""
             SELECT b.id, b.slug, b.title, b.description, b.theme, b.difficulty,
                    (SELECT count(*) FROM questions q WHERE q.bank_id = b.id AND q.active) AS questions
-              FROM banks b WHERE b.retired_at IS NULL ORDER BY b.slug
+              FROM banks b WHERE b.retired_at IS NULL AND \(unsafeRaw: BankSummary.inMatchmaking("b")) ORDER BY b.slug
             """).map(BankSummary.init(row:))
     }
 
@@ -54,7 +70,7 @@ extension PGConnection {
         guard sets > 0 else { return [] }
         let perSet = count * 3
         let rows = try query("""
-            SELECT p.n, \(unsafeRaw: DuelQuestion.columns("q"))
+            SELECT p.n, \(unsafeRaw: DuelQuestion.columns("q")), q.weight
               FROM (SELECT n, random() AS r FROM generate_series(0, \(sets * perSet - 1)) n) p
               CROSS JOIN LATERAL (
                     (SELECT * FROM questions
@@ -66,24 +82,28 @@ extension PGConnection {
                       ORDER BY draw_key LIMIT 1)
                     LIMIT 1) q
             """)
-        var drawn = [[DuelQuestion]](repeating: [], count: sets)
+        // Candidates per set with their weighted random keys (Efraimidis-Spirakis: -ln(u) / weight,
+        // smallest first), so a question liked more comes up more often, within its weight's
+        // bounds (migration 014).
+        var drawn = [[(key: Double, question: DuelQuestion)]](repeating: [], count: sets)
         var seen = [Set<Int64>](repeating: [], count: sets)
         for row in rows {
             let set = try row.int("n") / perSet
             let question = try DuelQuestion(row: row)
-            if seen[set].insert(question.id).inserted { drawn[set].append(question) }
+            if seen[set].insert(question.id).inserted {
+                drawn[set].append((-log(1 - Double.random(in: 0..<1)) / (try row.double("weight")), question))
+            }
         }
-        for set in drawn.indices {
-            if drawn[set].count < count {
-                drawn[set] = try query("""
+        return try drawn.map { candidates in
+            if candidates.count < count {
+                // The same weighting, in SQL, over the whole of a small bank.
+                return try query("""
                     SELECT \(unsafeRaw: DuelQuestion.columns("q")) FROM questions q
-                     WHERE bank_id = \(bankID) AND active ORDER BY random() LIMIT \(count)
+                     WHERE bank_id = \(bankID) AND active ORDER BY -ln(1 - random()) / q.weight LIMIT \(count)
                     """).map(DuelQuestion.init(row:))
             }
-            drawn[set].shuffle()
-            drawn[set] = Array(drawn[set].prefix(count))
+            return candidates.sorted { $0.key < $1.key }.prefix(count).map(\.question)
         }
-        return drawn
     }
 }
 

@@ -16,7 +16,8 @@ extension PGConnection {
             WITH b AS (
                 SELECT id, (SELECT count(*) FROM (SELECT 1 FROM questions q WHERE q.bank_id = banks.id AND q.active
                                                   LIMIT \(questionsNeeded)) enough) AS active
-                  FROM banks WHERE slug = \(slug) AND retired_at IS NULL),
+                  FROM banks WHERE slug = \(slug) AND retired_at IS NULL
+                   AND \(unsafeRaw: BankSummary.inMatchmaking("banks"))),
             player AS (
                 SELECT EXISTS (SELECT 1 FROM live_duel_players WHERE player_id = \(player)::uuid) AS in_duel,
                        EXISTS (SELECT 1 FROM match_queue WHERE player_id = \(player)::uuid) AS queued,
@@ -142,7 +143,9 @@ extension PGConnection {
                 SELECT b.id, b.slug FROM banks b
                  WHERE EXISTS (SELECT 1 FROM match_queue q WHERE q.bank_id = b.id)
                    -- A retired bank (ops.retire_bank) has no question a duel may draw.
-                   AND (b.retired_at IS NOT NULL OR (SELECT count(*) FROM (SELECT 1 FROM questions q WHERE q.bank_id = b.id AND q.active
+                   -- So has a quiz taken out of matchmaking (issue 13).
+                   AND (b.retired_at IS NOT NULL OR NOT (\(unsafeRaw: BankSummary.inMatchmaking("b")))
+                        OR (SELECT count(*) FROM (SELECT 1 FROM questions q WHERE q.bank_id = b.id AND q.active
                                               LIMIT \(questionsNeeded)) enough) < \(questionsNeeded))),
             gone AS (
                 DELETE FROM match_queue q USING short WHERE q.bank_id = short.id

@@ -16,7 +16,7 @@ extension PGConnection {
                 SELECT id::text AS id FROM players WHERE lower(username) = lower(\(username)) AND disabled_at IS NULL
                 """).first.map({ try $0.string("id") }) else { throw StoreError(.unknownPlayer) }
             if target == player { throw StoreError(.badRequest, "username: you cannot challenge yourself") }
-            guard let bank = try db.query("SELECT id FROM banks WHERE slug = \(slug) AND retired_at IS NULL").first else {
+            guard let bank = try db.query("SELECT id FROM banks b WHERE slug = \(slug) AND retired_at IS NULL AND \(unsafeRaw: BankSummary.playable("b", by: player))").first else {
                 throw StoreError(.unknownBank)
             }
             let bankID = try bank.int("id")

@@ -42,7 +42,7 @@ extension PGConnection {
     ) throws -> Room {
         try transaction { db in
             try db.checkFree(player)
-            guard let bank = try db.query("SELECT id FROM banks WHERE slug = \(slug) AND retired_at IS NULL").first else {
+            guard let bank = try db.query("SELECT id FROM banks b WHERE slug = \(slug) AND retired_at IS NULL AND \(unsafeRaw: BankSummary.playable("b", by: player))").first else {
                 throw StoreError(.unknownBank)
             }
             let bankID = try bank.int("id")
@@ -112,7 +112,7 @@ extension PGConnection {
                 SELECT \(unsafeRaw: DuelQuestion.columns("q")) FROM questions q
                   LEFT JOIN played p ON p.question_id = q.id
                  WHERE q.bank_id = \(bankID) AND q.active
-                 ORDER BY p.question_id IS NOT NULL, random()
+                 ORDER BY p.question_id IS NOT NULL, -ln(1 - random()) / q.weight
                  LIMIT \(room.questions)
                 """).map(DuelQuestion.init(row:))
             guard !questions.isEmpty else { throw StoreError(.bankEmpty) }
