@@ -2,9 +2,11 @@
 // resilience (reconnect, re-auth, resume, seq order) and the server's clock live in
 // quizduel-client.js.
 import { QuizDuelClient } from "./quizduel-client.js";
+import { setupQuizzes } from "./quizzes.js";
 
 const $ = (id) => document.getElementById(id);
-const screens = ["auth", "home", "friends", "room", "matching", "duel", "end", "leaderboard", "profile", "history", "mistakes"];
+const screens = ["auth", "home", "friends", "room", "matching", "duel", "end", "leaderboard", "profile", "history", "mistakes",
+  "quizzes", "quiz", "editor"];
 const state = {
   player: null,
   banks: [],
@@ -188,7 +190,7 @@ function practiceError(error, what) {
 
 // The note of the screen the player is on (home, the mistakes notebook or the end screen).
 function visibleNote() {
-  return ["home", "mistakes", "end"].find((s) => !$(`screen-${s}`).hidden);
+  return ["home", "mistakes", "end", "quiz"].find((s) => !$(`screen-${s}`).hidden);
 }
 
 async function practise(what) {
@@ -282,7 +284,7 @@ function initials(name) { return name.slice(0, 2).toUpperCase(); }
 function renderRoom() {
   const r = state.room;
   $("room-code-shown").textContent = r.code;
-  $("room-bank-shown").textContent = state.banks.find((b) => b.slug === r.bank)?.title ?? r.bank;
+  $("room-bank-shown").textContent = state.banks.find((b) => b.slug === r.bank)?.title ?? state.quizTitles?.[r.bank] ?? r.bank;
   $("room-link").href = roomLink(r.code);
   $("room-link").textContent = roomLink(r.code);
   const seats = [];
@@ -777,7 +779,8 @@ $("back").addEventListener("click", () => {
 // ---- other screens ----
 
 for (const b of document.querySelectorAll("[data-go]")) {
-  b.addEventListener("click", () => ({ home: goHome, friends: friends, leaderboard: leaderboard, profile: profile, history: history, mistakes: mistakes })[b.dataset.go]());
+  b.addEventListener("click", () => ({ home: goHome, friends: friends, quizzes: () => quizScreens.quizzes(), leaderboard: leaderboard,
+    profile: profile, history: history, mistakes: mistakes })[b.dataset.go]());
 }
 
 // Bank pickers are filled once, from the banks list (read if not yet).
@@ -834,5 +837,7 @@ async function mistakes() {
     keyText(q, q.choices), ` · ${answerText(q.your_answer ?? (q.your_choice === null ? null : { choice: q.your_choice }), q.choices)}`))
     : [el("li", { class: "muted" }, data?.learned_count ? "Nothing left to practise: you learned them all." : "No mistakes yet.")]));
 }
+
+const quizScreens = setupQuizzes({ client, state, $, el, show, note, practise, showRoom, roomError });
 
 client.connect();

@@ -88,6 +88,45 @@
 /** @typedef {"single" | "multiple" | "boolean" | "text" | "number"} QuestionType */
 
 /**
+ * A quiz a player made (its id is its slug, `quiz`).
+ * @typedef {Object} Quiz
+ * @property {string} quiz
+ * @property {string} title
+ * @property {string} description
+ * @property {string} theme
+ * @property {"easy" | "medium" | "hard" | "mixed"} difficulty
+ * @property {{id: string, username: string}} owner
+ * @property {boolean} published
+ * @property {string | null} published_at
+ * @property {boolean} in_matchmaking
+ * @property {number} questions
+ * @property {number} plays
+ * @property {number} saves
+ * @property {number} likes
+ * @property {number} dislikes
+ * @property {string | null} unpublished_reason
+ * @property {-1 | 0 | 1} your_vote
+ * @property {boolean} saved
+ */
+
+/**
+ * A question as its quiz's owner sees it: the key in the reveal's field names.
+ * @typedef {Object} QuizQuestion
+ * @property {number} question_id
+ * @property {QuestionType} type
+ * @property {string} prompt
+ * @property {string[]} choices
+ * @property {number | null} correct_choice
+ * @property {number[]} [correct_choices]
+ * @property {string[]} [accepted]
+ * @property {string} [matching]
+ * @property {number} [correct_number]
+ * @property {number} [tolerance]
+ * @property {number} likes
+ * @property {number} dislikes
+ */
+
+/**
  * An answer as sent: one of these fields, by the question's type.
  * @typedef {{choice: number} | {choices: number[]} | {text: string} | {number: number}} Submission
  */
@@ -685,6 +724,79 @@ export class QuizDuelClient {
 
   /** Offers (or takes) a rematch of a finished ranked duel. @param {string} duelId @param {RequestOptions} [options] */
   rematch(duelId, options) { return this.request("rematch", { duel_id: duelId }, options); }
+
+  // ---- quizzes players make (docs/PROTOCOL.md, "Quizzes players make") -----
+
+  /**
+   * A new private quiz of yours.
+   * @param {{title: string, description?: string, theme?: string, difficulty?: string}} fields
+   * @param {RequestOptions} [options]
+   * @returns {Promise<{quiz: Quiz}>}
+   */
+  quizCreate(fields, options) { return this.request("quiz_create", fields, options); }
+
+  /** @param {string} quiz @param {{title?: string, description?: string, theme?: string, difficulty?: string}} fields @param {RequestOptions} [options] @returns {Promise<{quiz: Quiz}>} */
+  quizUpdate(quiz, fields, options) { return this.request("quiz_update", { quiz, ...fields }, options); }
+
+  /** @param {string} quiz @param {RequestOptions} [options] */
+  quizDelete(quiz, options) { return this.request("quiz_delete", { quiz }, options); }
+
+  /** @param {string} quiz @param {RequestOptions} [options] @returns {Promise<{quiz: Quiz}>} */
+  quizPublish(quiz, options) { return this.request("quiz_publish", { quiz }, options); }
+
+  /** @param {string} quiz @param {RequestOptions} [options] @returns {Promise<{quiz: Quiz}>} */
+  quizUnpublish(quiz, options) { return this.request("quiz_unpublish", { quiz }, options); }
+
+  /** Your quiz with every question and its key. @param {string} quiz @param {RequestOptions} [options] @returns {Promise<{quiz: Quiz, questions: QuizQuestion[]}>} */
+  quizQuestions(quiz, options) { return this.request("quiz_questions", { quiz }, options); }
+
+  /** A quiz's page. @param {string} quiz @param {RequestOptions} [options] @returns {Promise<{quiz: Quiz}>} */
+  quiz(quiz, options) { return this.request("quiz", { quiz }, options); }
+
+  /** @param {RequestOptions} [options] @returns {Promise<{quizzes: Quiz[]}>} */
+  myQuizzes(options) { return this.request("my_quizzes", {}, options); }
+
+  /**
+   * Adds a question: `type`, `prompt`, and the type's key fields (`choices` and
+   * `correct_choice`, `choices` and `correct_choices`, `correct_choice`, `accepted` and
+   * `matching`, or `correct_number` and `tolerance`).
+   * @param {string} quiz @param {Object} question @param {RequestOptions} [options]
+   * @returns {Promise<{question: QuizQuestion}>}
+   */
+  questionAdd(quiz, question, options) { return this.request("question_add", { quiz, ...question }, options); }
+
+  /** A new version of a question (a new `question_id`). @param {number} id @param {Object} question @param {RequestOptions} [options] @returns {Promise<{question: QuizQuestion}>} */
+  questionUpdate(id, question, options) { return this.request("question_update", { question_id: id, ...question }, options); }
+
+  /** @param {number} id @param {RequestOptions} [options] */
+  questionDelete(id, options) { return this.request("question_delete", { question_id: id }, options); }
+
+  /**
+   * Published quizzes, a page at a time: pass the reply's `next_cursor` as `cursor`.
+   * @param {{search?: string, theme?: string, difficulty?: string, sort?: "popular" | "new" | "top_rated", limit?: number, cursor?: string}} [query]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<{quizzes: Quiz[], next_cursor: string | null}>}
+   */
+  catalog(query = {}, options) { return this.request("catalog", query, options); }
+
+  /** Saves ("downloads") a quiz into your library. @param {string} quiz @param {RequestOptions} [options] @returns {Promise<{quiz: Quiz}>} */
+  quizSave(quiz, options) { return this.request("quiz_save", { quiz }, options); }
+
+  /** @param {string} quiz @param {RequestOptions} [options] */
+  quizUnsave(quiz, options) { return this.request("quiz_unsave", { quiz }, options); }
+
+  /** @param {RequestOptions} [options] @returns {Promise<{quizzes: Quiz[]}>} */
+  library(options) { return this.request("library", {}, options); }
+
+  /**
+   * One vote on a quiz or a question: 1, -1, or 0 to take it back.
+   * @param {{quiz: string} | {question_id: number}} target @param {-1 | 0 | 1} value @param {RequestOptions} [options]
+   * @returns {Promise<{likes: number, dislikes: number, your_vote: number}>}
+   */
+  rate(target, value, options) { return this.request("rate", { ...target, value }, options); }
+
+  /** @param {string} quiz @param {string} reason @param {RequestOptions} [options] */
+  reportQuiz(quiz, reason, options) { return this.request("report", { quiz, reason }, options); }
 
   // ---- events ------------------------------------------------------------
 
