@@ -87,6 +87,21 @@ import Testing
         #expect(!clean.hasReveal && !clean.hasQuestion && !clean.question.hasCorrectChoice)
     }
 
+    @Test func questionTypesAreReadAndEveryKeyIsALeak() {
+        let (_, text) = read("""
+            {"op":"event","event":"question","record":{"state":"question",\
+            "question":{"index":0,"type":"text","choices":[]},"answers":[{"player":"a","correct":false}]}}
+            """)
+        #expect(text.question.type == .text && text.question.choiceCount == 0 && !text.question.hasCorrectChoice)
+        #expect(text.answers.first?.hasChoice == false)
+        for key in [#""accepted":["Paris"]"#, #""correct_choices":[0,2]"#, #""correct_number":3.5"#] {
+            let (_, leaked) = read(#"{"op":"event","record":{"question":{"index":0,"type":"text","#
+                + key + #"},"answers":[{"player":"a","correct":true,"text":"x"}]}}"#)
+            #expect(leaked.question.hasCorrectChoice, "\(key)")
+            #expect(leaked.answers.first?.hasChoice == true)
+        }
+    }
+
     @Test func oddButValidValuesAreSkippedAndBrokenFramesRejected() {
         let (ok, frame) = read(#" {"x":[1.5e3,-2,{"y":[[]]},"\"}"],"seq":3.0,"op":"event","z":null,"event":"complete"} "#)
         #expect(ok && frame.op == .event && frame.event == .complete)
@@ -107,6 +122,14 @@ import Testing
         #expect(try JSONParser.parse(writer.bytes) == .object(["op": "queue", "ref": 8, "bank": "world-capitals"]))
         writer.cancel(ref: 9)
         #expect(try JSONParser.parse(writer.bytes) == .object(["op": "cancel", "ref": 9]))
+        writer.answer(ref: 11, duelID: Array("d7".utf8), questionIndex: 2, kind: .multiple, pick: 3)
+        #expect(try JSONParser.parse(writer.bytes) == .object([
+            "op": "answer", "ref": 11, "duel_id": "d7", "question_index": 2, "choices": [3],
+        ]))
+        writer.answer(ref: 12, duelID: Array("d7".utf8), questionIndex: 2, kind: .text, pick: 0)
+        #expect(try JSONParser.parse(writer.bytes)["text"] == "?")
+        writer.answer(ref: 13, duelID: Array("d7".utf8), questionIndex: 2, kind: .number, pick: 0)
+        #expect(try JSONParser.parse(writer.bytes)["number"] == 0)
         writer.forfeit(ref: 10, duelID: Array("d7".utf8))
         #expect(try JSONParser.parse(writer.bytes) == .object(["op": "forfeit", "ref": 10, "duel_id": "d7"]))
     }

@@ -249,4 +249,31 @@ import Testing
         #expect(try rows[0].bool("active") == false && rows[0].int64("replaced_by") == new)
         #expect(try rows[1].bool("active"))
     }
+
+    @Test func aQuizFileTakesEveryType() throws {
+        let n = try importQuiz("""
+            {"questions":[
+             {"questionSentence":"Single?","options":{"A":"a","B":"b"},"correctOption":"b"},
+             {"type":"multiple","questionSentence":"Several?","options":{"A":"a","B":"b","C":"c"},"correctOption":["A","c"]},
+             {"type":"multiple","questionSentence":"Several again?","options":{"A":"a","B":"b"},"correctOption":"A, B"},
+             {"type":"boolean","questionSentence":"True?","correctOption":false},
+             {"type":"text","questionSentence":"Typed?","answers":["Paris","Paname"],"matching":"case_insensitive"},
+             {"type":"number","questionSentence":"Pi?","answer":3.14,"tolerance":0.005}]}
+            """)
+        #expect(n == 6)
+        #expect(try keys() == ["single B", "multiple A|C", "multiple A|B", "boolean false",
+                               "text Paris|Paname (case_insensitive)", "number 3.14 ± 0.005"])
+        for (item, defect) in [
+            (#"{"type":"number","questionSentence":"N?","answer":"3"}"#, #"question 1: "answer" must be a number"#),
+            (#"{"type":"text","questionSentence":"T?","answers":"Paris"}"#, #"question 1: "answers" must be an array"#),
+            (#"{"type":"single","questionSentence":"S?","options":{"A":"a","B":"b"},"correctOption":"A,B"}"#,
+             #"question 1: "correctOption" must be one of"#),
+            (#"{"type":"boolean","questionSentence":"B?","correctOption":"maybe"}"#, "question 1, answer: must be true or false"),
+            (#"{"type":"essay","questionSentence":"E?"}"#, "question 1, type: must be single"),
+        ] {
+            let error = failure("SELECT ops.import_quiz('quiz', \(#"{"questions":["# + item + "]}")::jsonb)")
+            #expect(error.contains(defect), "\(error)")
+        }
+        #expect(try count() == 6)
+    }
 }
