@@ -4,7 +4,8 @@ The main transcript is docs/PROTOCOL.md's worked example made complete: real-loo
 every field written out, a two-question duel, a reconnect with auth and resume, a second
 duel lost by forfeit, a room's game of three, a challenge declined and one accepted, a
 rematch, a duel of the other question types (issue 13: multiple, text, number, boolean) with
-the answers they refuse, every other op once, and some deliberate bad input.
+the answers they refuse, a quiz a player makes (issue 13: every quiz op, from quiz_create to
+rate, with refusals), every other op once, and some deliberate bad input.
 
 `python Tests/schema/test_validator.py DIR` writes that transcript to DIR/transcript.jsonl
 (to try Tests/schema/run on it: FRAMES_DIR=DIR Tests/schema/run).
@@ -54,6 +55,29 @@ TKEYS = [
     {"correct_choice": None, "accepted": ["Mars"], "matching": "rough"},
     {"correct_choice": None, "correct_number": 3.14, "tolerance": 0.005},
     {"correct_choice": 0},
+]
+# Issue 13: a quiz Ada makes, and its questions as she sees them (keys included).
+QUIZ = "quiz-101"
+T_QUIZ = T0 + 200_000
+OQ = [
+    {"question_id": 501, "type": "single", "prompt": "One?", "choices": ["a", "b"], "correct_choice": 1,
+     "likes": 0, "dislikes": 0},
+    {"question_id": 502, "type": "multiple", "prompt": "Some?", "choices": ["a", "b", "c"], "correct_choice": None,
+     "correct_choices": [0, 2], "likes": 0, "dislikes": 0},
+    {"question_id": 503, "type": "boolean", "prompt": "True?", "choices": ["True", "False"], "correct_choice": 1,
+     "likes": 0, "dislikes": 0},
+    {"question_id": 504, "type": "text", "prompt": "Name?", "choices": [], "correct_choice": None,
+     "accepted": ["Ada", "Ada Lovelace"], "matching": "case_insensitive", "likes": 0, "dislikes": 0},
+    {"question_id": 505, "type": "number", "prompt": "Pi?", "choices": [], "correct_choice": None,
+     "correct_number": 3.14, "tolerance": 0.01, "likes": 0, "dislikes": 0},
+]
+# What question_add sent for each of OQ.
+OQ_SENT = [
+    {"type": "single", "prompt": "One?", "choices": ["a", "b"], "correct_choice": 1},
+    {"type": "multiple", "prompt": " Some?\n", "choices": ["a", "b", "c "], "correct_choices": [2, 0]},
+    {"type": "boolean", "prompt": "True?", "correct_choice": 1, "choices": None},
+    {"type": "text", "prompt": "Name?", "accepted": ["Ada", "Ada Lovelace"], "matching": "case_insensitive"},
+    {"type": "number", "prompt": "Pi?", "correct_number": 3.14, "tolerance": 0.01},
 ]
 BANKS = [
     {"slug": "chemical-elements", "title": "Chemical elements", "questions": 40, "description": "Symbols and numbers",
@@ -114,6 +138,16 @@ def challenge(cid, state, duel=None, made=0):
     return {"id": cid, "from": {"id": BO, "username": "bob"}, "to": {"id": ADA, "username": "ada"},
             "bank": "world-capitals", "state": state, "created_at": iso(made), "expires_at": iso(made + 300_000),
             "duel_id": duel}
+
+
+def quiz_record(**changes):
+    """Ada's quiz as the server shows it, with `changes`."""
+    base = {"quiz": QUIZ, "title": "Mixed", "description": "All five\ntypes", "theme": "science",
+            "difficulty": "medium", "owner": {"id": ADA, "username": "ada"}, "published": False,
+            "published_at": None, "in_matchmaking": False, "questions": 0, "plays": 0, "saves": 0, "likes": 0,
+            "dislikes": 0, "unpublished_reason": None, "your_vote": 0, "saved": False}
+    base.update(changes)
+    return base
 
 
 def row_event(kind, table, kind_type, at_ms, rec):
@@ -280,6 +314,7 @@ def transcript():
     log.inn(a, event("complete", DUEL3, 2, T0 + 42_500, over))
     rooms_challenges_and_rematch(log)
     typed_questions(log)
+    quizzes(log)
     # Sign out and in again.
     log.out(a, {"op": "logout", "ref": 15})
     log.inn(a, reply(15))
@@ -548,6 +583,88 @@ def typed_questions(log):
     ], "learned_count": 0}))
 
 
+def quizzes(log):
+    """Issue 13: Ada makes a quiz of every question type, edits and publishes it; Bo finds it in
+    the catalog, saves, rates and reports it; then it goes private and is deleted. Every quiz op
+    once at least, with refusals (appended to the transcript)."""
+    a, b = "ada", "bo"
+    log.out(a, {"op": "quiz_create", "ref": "q1", "title": "  Mixed  ", "description": "All five\ntypes",
+                "theme": "Science", "difficulty": "medium"})
+    log.inn(a, reply("q1", {"quiz": quiz_record()}))
+    for n, (sent, shown) in enumerate(zip(OQ_SENT, OQ), 2):
+        log.out(a, dict({"op": "question_add", "ref": f"q{n}", "quiz": QUIZ}, **sent))
+        log.inn(a, reply(f"q{n}", {"question": shown}))
+    # Refusals: a key field of another type, choices that repeat (letter case and spaces aside), no title.
+    log.out(a, {"op": "question_add", "ref": "q7", "quiz": QUIZ, "type": "boolean", "prompt": "x",
+                "choices": ["Yes", "No"], "correct_choice": 0})
+    log.inn(a, error("q7", "bad_request", "choices: is not a field of boolean questions"))
+    log.out(a, {"op": "question_add", "ref": "q8", "quiz": QUIZ, "type": "single", "prompt": "x",
+                "choices": ["a", "A "], "correct_choice": 0})
+    log.inn(a, error("q8", "bad_request", "choices: must be distinct"))
+    log.out(a, {"op": "quiz_create", "ref": "q9", "description": "no title"})
+    log.inn(a, error("q9", "bad_request", "title: is required"))
+    log.out(a, {"op": "quiz_questions", "ref": "q10", "quiz": QUIZ})
+    log.inn(a, reply("q10", {"quiz": quiz_record(questions=5), "questions": OQ}))
+    log.out(b, {"op": "quiz_questions", "ref": "r1", "quiz": QUIZ})
+    log.inn(b, error("r1", "not_owner", "that quiz is not yours"))
+    # Edits: the quiz's fields, a new version of a question, a question deleted; then publishing.
+    log.out(a, {"op": "quiz_update", "ref": "q11", "quiz": QUIZ, "title": "Five types", "difficulty": "hard",
+                "theme": None})
+    mine = dict(title="Five types", difficulty="hard")
+    log.inn(a, reply("q11", {"quiz": quiz_record(questions=5, **mine)}))
+    log.out(a, {"op": "question_update", "ref": "q12", "question_id": 501, "type": "text", "prompt": "One, typed?",
+                "accepted": ["b"]})
+    log.inn(a, reply("q12", {"question": {"question_id": 506, "type": "text", "prompt": "One, typed?", "choices": [],
+                                          "correct_choice": None, "accepted": ["b"], "matching": "rough",
+                                          "likes": 0, "dislikes": 0}}))
+    log.out(a, {"op": "question_delete", "ref": "q13", "question_id": 505})
+    log.inn(a, reply("q13"))
+    log.out(a, {"op": "question_delete", "ref": "q14", "question_id": 501})
+    log.inn(a, error("q14", "unknown_question", "no such question"))
+    published = dict(mine, questions=4, published=True, published_at=iso(T_QUIZ))
+    log.out(a, {"op": "quiz_publish", "ref": "q15", "quiz": QUIZ})
+    log.inn(a, reply("q15", {"quiz": quiz_record(**published)}))
+    log.out(a, {"op": "my_quizzes", "ref": "q16"})
+    log.inn(a, reply("q16", {"quizzes": [quiz_record(**published)]}))
+    log.out(a, {"op": "quiz_create", "ref": "q17", "title": "One too many"})
+    log.inn(a, error("q17", "limit_reached", "at most 50 quizzes per player"))
+    # Bo: the catalog a page at a time, a save, votes, a report.
+    log.out(b, {"op": "catalog", "ref": "r2", "search": "types", "sort": "new", "limit": 1})
+    log.inn(b, reply("r2", {"quizzes": [quiz_record(**published)], "next_cursor": "1"}))
+    log.out(b, {"op": "catalog", "ref": "r3", "search": "types", "sort": "new", "limit": 1, "cursor": "1"})
+    log.inn(b, reply("r3", {"quizzes": [], "next_cursor": None}))
+    log.out(b, {"op": "catalog", "ref": "r4", "sort": "best"})
+    log.inn(b, error("r4", "bad_request", "sort: must be popular, new or top_rated"))
+    saved = dict(published, saves=1, saved=True)
+    log.out(b, {"op": "quiz_save", "ref": "r5", "quiz": QUIZ})
+    log.inn(b, reply("r5", {"quiz": quiz_record(**saved)}))
+    log.out(b, {"op": "library", "ref": "r6"})
+    log.inn(b, reply("r6", {"quizzes": [quiz_record(**saved)]}))
+    log.out(b, {"op": "rate", "ref": "r7", "quiz": QUIZ, "value": 1})
+    log.inn(b, reply("r7", {"likes": 1, "dislikes": 0, "your_vote": 1}))
+    log.out(b, {"op": "rate", "ref": "r8", "question_id": 502, "value": -1})
+    log.inn(b, reply("r8", {"likes": 0, "dislikes": 1, "your_vote": -1}))
+    log.out(a, {"op": "rate", "ref": "q18", "quiz": QUIZ, "value": 1})
+    log.inn(a, error("q18", "bad_request", "quiz: you cannot rate your own quiz"))
+    log.out(b, {"op": "rate", "ref": "r9", "quiz": QUIZ, "question_id": 502, "value": 1})
+    log.inn(b, error("r9", "bad_request", "question_id: send quiz or question_id, not both"))
+    log.out(b, {"op": "quiz", "ref": "r10", "quiz": QUIZ})
+    log.inn(b, reply("r10", {"quiz": quiz_record(**dict(saved, likes=1, your_vote=1))}))
+    log.out(b, {"op": "report", "ref": "r11", "quiz": QUIZ, "reason": "copied from a textbook"})
+    log.inn(b, reply("r11"))
+    log.out(b, {"op": "report", "ref": "r12", "quiz": QUIZ, "question_id": 502, "reason": "x"})
+    log.inn(b, error("r12", "bad_request", "question_id: send quiz or question_id, not both"))
+    log.out(b, {"op": "quiz_unsave", "ref": "r13", "quiz": QUIZ})
+    log.inn(b, reply("r13"))
+    log.out(b, {"op": "quiz_update", "ref": "r14", "quiz": "world-capitals", "title": "Mine"})
+    log.inn(b, error("r14", "not_owner", "that quiz is not yours"))
+    # Private again, then gone.
+    log.out(a, {"op": "quiz_unpublish", "ref": "q19", "quiz": QUIZ})
+    log.inn(a, reply("q19", {"quiz": quiz_record(**dict(mine, questions=4, likes=1))}))
+    log.out(a, {"op": "quiz_delete", "ref": "q20", "quiz": QUIZ})
+    log.inn(a, reply("q20"))
+
+
 def run(tmp_path, log, *args, name="frames.jsonl"):
     path = log.write(tmp_path / name)
     return vf.main([str(path), *args])
@@ -578,7 +695,7 @@ def test_schema_files_are_valid_draft_2020_12(name):
 
 def test_every_op_has_a_client_definition_and_a_reply_definition():
     schemas = vf.Schemas()
-    assert len(schemas.ops) == 25
+    assert len(schemas.ops) == 41
     assert schemas.reply_defs == schemas.ops
     for op in schemas.ops:
         assert schemas.contents["client-message.json"]["$defs"][op]["properties"]["op"] == {"const": op}
@@ -591,6 +708,7 @@ def test_error_codes_and_finish_reasons_include_the_new_ones():
     assert {"unknown_room", "room_full", "room_busy", "not_host", "room_too_small", "in_room", "unknown_player",
             "unknown_challenge", "challenge_expired"} <= set(defs["error_code"]["enum"])
     assert {"room", "challenge"} <= set(defs["duel_mode"]["enum"])
+    assert {"not_owner", "limit_reached"} <= set(defs["error_code"]["enum"])
 
 
 def test_every_event_kind_has_an_event_definition():
@@ -1226,6 +1344,318 @@ def test_answer_refusal_problem(message, request_, question, ok):
     assert vf.is_answer_refusal(message)
     assert (vf.answer_refusal_problem(message, request, question) is None) == ok
 
+
+
+# --- quizzes players make (issue 13) ------------------------------------------------------------
+
+def question_add(**fields):
+    return dict({"op": "question_add", "quiz": QUIZ}, **fields)
+
+
+@pytest.mark.parametrize("frame", [
+    {"op": "quiz_create", "ref": "q", "title": "  Mixed  ", "description": "All five\ntypes", "theme": "Science",
+     "difficulty": "medium"},
+    {"op": "quiz_create", "title": "t" * 80},
+    {"op": "quiz_create", "title": "\t" + " " * 62 + "t" * 80 + "\n"},
+    {"op": "quiz_create", "title": "Ça va? 👍🏽", "description": None, "theme": None, "difficulty": None},
+    {"op": "quiz_create", "title": "x", "description": "", "theme": "t" * 40},
+    {"op": "quiz_create", "title": "x", "description": "d" * 500},
+    {"op": "quiz_update", "quiz": QUIZ, "description": ""},
+    {"op": "quiz_update", "quiz": QUIZ, "difficulty": "hard", "title": None},
+    {"op": "quiz_delete", "quiz": QUIZ},
+    {"op": "quiz_publish", "quiz": QUIZ},
+    {"op": "quiz_unpublish", "quiz": "q" * 64},
+    {"op": "quiz_questions", "quiz": QUIZ},
+    {"op": "quiz", "quiz": "world-capitals"},
+    {"op": "my_quizzes"},
+    question_add(type="single", prompt="One?", choices=["a", "b"], correct_choice=1),
+    question_add(type="single", prompt="p" * 300, choices=["c" * 100, "d"], correct_choice=0.0),
+    question_add(type="multiple", prompt="Some?", choices=["a", "b", "c", "d", "e", "f"], correct_choices=[5, 0]),
+    question_add(type="boolean", prompt="True?\nOr not?", correct_choice=1),
+    question_add(type="boolean", prompt="True?", correct_choice=0, choices=None, accepted=None),
+    question_add(type="text", prompt="Name?", accepted=["Ada", " Ada Lovelace "], matching="case_insensitive"),
+    question_add(type="text", prompt="Name?", accepted=["a" * 200] * 20, matching=None),
+    question_add(type="number", prompt="Pi?", correct_number=3.14, tolerance=0.01),
+    question_add(type="number", prompt="Zero?", correct_number=0),
+    {"op": "question_update", "question_id": 501, "type": "text", "prompt": "One, typed?", "accepted": ["b"]},
+    {"op": "question_update", "question_id": 501, "quiz": 5, "type": "boolean", "prompt": "x", "correct_choice": 0},
+    {"op": "question_delete", "question_id": 505},
+    {"op": "catalog"},
+    {"op": "catalog", "search": "100%_", "theme": "GEOGRAPHY", "difficulty": "easy", "sort": "top_rated", "limit": 50,
+     "cursor": "123456789012"},
+    {"op": "catalog", "search": "  ", "sort": None, "limit": None, "cursor": None},
+    {"op": "quiz_save", "quiz": QUIZ},
+    {"op": "quiz_unsave", "quiz": QUIZ},
+    {"op": "library"},
+    {"op": "rate", "quiz": QUIZ, "value": -1},
+    {"op": "rate", "question_id": 502, "value": 0, "quiz": None},
+    {"op": "report", "quiz": QUIZ, "reason": "copied from a textbook"},
+    {"op": "report", "quiz": QUIZ, "question_id": None, "reason": "copied"},
+])
+def test_client_schema_accepts_the_quiz_ops(frame):
+    validator = vf.Schemas().client()
+    assert validator.is_valid(frame), vf.describe(validator.iter_errors(frame))
+
+
+@pytest.mark.parametrize("frame", [
+    {"op": "quiz_create", "description": "no title"},
+    {"op": "quiz_create", "title": None},
+    {"op": "quiz_create", "title": "   "},
+    {"op": "quiz_create", "title": "t" * 81},
+    {"op": "quiz_create", "title": " " * 65 + "t" * 80},
+    {"op": "quiz_create", "title": "two\nlines"},
+    {"op": "quiz_create", "title": "tab\tinside"},
+    {"op": "quiz_create", "title": "x", "description": "d" * 501},
+    {"op": "quiz_create", "title": "x", "description": "bell\u0007"},
+    {"op": "quiz_create", "title": "x", "description": "cr\r\nlf"},
+    {"op": "quiz_create", "title": "x", "theme": ""},
+    {"op": "quiz_create", "title": "x", "theme": "t" * 41},
+    {"op": "quiz_create", "title": "x", "difficulty": "brutal"},
+    {"op": "quiz_update", "quiz": QUIZ},
+    {"op": "quiz_update", "quiz": QUIZ, "title": None, "theme": None},
+    {"op": "quiz_update", "title": "x"},
+    {"op": "quiz_delete"},
+    {"op": "quiz_publish", "quiz": "q" * 65},
+    {"op": "quiz_unpublish", "quiz": "quiz-1\u0000"},
+    {"op": "quiz_questions", "quiz": 101},
+    {"op": "quiz", "quiz": None},
+    {"op": "quiz_save"},
+    question_add(type="essay", prompt="x"),
+    question_add(prompt="x", choices=["a", "b"], correct_choice=0),
+    {"op": "question_add", "type": "boolean", "prompt": "x", "correct_choice": 0},
+    question_add(type="single", prompt="   ", choices=["a", "b"], correct_choice=0),
+    question_add(type="single", prompt="p" * 301, choices=["a", "b"], correct_choice=0),
+    question_add(type="single", prompt="x", choices=["a"], correct_choice=0),
+    question_add(type="single", prompt="x", choices=list("abcdefg"), correct_choice=0),
+    question_add(type="single", prompt="x", choices=["a", "a"], correct_choice=0),
+    question_add(type="single", prompt="x", choices=["a", " "], correct_choice=0),
+    question_add(type="single", prompt="x", choices=["a", "c" * 101], correct_choice=0),
+    question_add(type="single", prompt="x", choices=["a", "b"], correct_choice=2),
+    question_add(type="single", prompt="x", choices=["a", "b"]),
+    question_add(type="single", prompt="x", choices=["a", "b"], correct_choice=0, accepted=["a"]),
+    question_add(type="single", prompt="x", choices=["a", "b"], correct_choice=0, correct_choices=[0]),
+    question_add(type="multiple", prompt="x", choices=["a", "b"], correct_choices=[1, 1]),
+    question_add(type="multiple", prompt="x", choices=["a", "b"], correct_choices=[]),
+    question_add(type="multiple", prompt="x", choices=["a", "b", "c"], correct_choices=[3]),
+    question_add(type="multiple", prompt="x", choices=["a", "b"], correct_choices=None),
+    question_add(type="multiple", prompt="x", choices=["a", "b"], correct_choices=[0], correct_choice=0),
+    question_add(type="boolean", prompt="x", correct_choice=2),
+    question_add(type="boolean", prompt="x", choices=["Yes", "No"], correct_choice=0),
+    question_add(type="boolean", prompt="x", choices=["True", "False"], correct_choice=0),
+    question_add(type="boolean", prompt="x", correct_choice=0, tolerance=0),
+    question_add(type="text", prompt="x", accepted=["a"] * 21),
+    question_add(type="text", prompt="x", accepted=[]),
+    question_add(type="text", prompt="x", accepted=["a" * 201]),
+    question_add(type="text", prompt="x", accepted=["a", "two\nlines"]),
+    question_add(type="text", prompt="x", accepted=["a"], matching="fuzzy"),
+    question_add(type="text", prompt="x", accepted=["a"], correct_choice=None, correct_number=1),
+    question_add(type="number", prompt="x", correct_number="3"),
+    question_add(type="number", prompt="x", correct_number=None),
+    question_add(type="number", prompt="x", correct_number=3, tolerance=-1),
+    question_add(type="number", prompt="x", correct_number=3, matching="exact"),
+    {"op": "question_update", "type": "boolean", "prompt": "x", "correct_choice": 0},
+    {"op": "question_update", "question_id": "501", "type": "boolean", "prompt": "x", "correct_choice": 0},
+    {"op": "question_update", "question_id": 501, "type": "boolean", "correct_choice": 0},
+    {"op": "question_delete"},
+    {"op": "question_delete", "question_id": 2**63},
+    {"op": "catalog", "sort": "best"},
+    {"op": "catalog", "limit": 0},
+    {"op": "catalog", "limit": 51},
+    {"op": "catalog", "cursor": "x"},
+    {"op": "catalog", "cursor": ""},
+    {"op": "catalog", "cursor": "1234567890123"},
+    {"op": "catalog", "cursor": 1},
+    {"op": "catalog", "search": "s" * 101},
+    {"op": "catalog", "theme": " "},
+    {"op": "catalog", "difficulty": "Easy"},
+    {"op": "rate", "quiz": QUIZ, "question_id": 502, "value": 1},
+    {"op": "rate", "value": 1},
+    {"op": "rate", "quiz": None, "question_id": None, "value": 1},
+    {"op": "rate", "quiz": QUIZ},
+    {"op": "rate", "quiz": QUIZ, "value": 2},
+    {"op": "rate", "question_id": 502, "value": None},
+    {"op": "report", "quiz": QUIZ, "question_id": 502, "reason": "x"},
+    {"op": "report", "reason": "x"},
+    {"op": "report", "quiz": QUIZ, "reason": ""},
+    {"op": "report", "quiz": "q" * 65, "reason": "x"},
+])
+def test_client_schema_refuses_bad_quiz_ops(frame):
+    assert not vf.Schemas().client().is_valid(frame)
+
+
+def test_a_choice_repeated_but_for_case_and_spaces_is_no_valid_frame():
+    checker = vf.Checker(vf.Schemas())
+    for choices, ok in ((["a", "b"], True), (["a", "A "], False), (["é", "E\u0301"], False), (["Straße", "STRASSE"], True)):
+        frame = json.dumps(question_add(type="single", prompt="x", choices=choices, correct_choice=0))
+        assert checker.client_verdict(frame).valid == ok, choices
+    frame = {"op": "question_update", "question_id": 501, "type": "multiple", "prompt": "x", "choices": ["Yes", "yes"],
+             "correct_choices": [0]}
+    assert vf.Schemas().client().is_valid(frame)
+    assert not checker.client_verdict(json.dumps(frame)).valid
+    assert checker.client_verdict('{"op":"rate","question_id":502.0,"value":1}').valid
+    assert not checker.client_verdict('{"op":"question_delete","question_id":1e16}').valid
+    assert checker.client_verdict('{"op":"report","quiz":"quiz-1","reason":"x"}').valid
+
+
+@pytest.mark.parametrize("op, data", [
+    ("quiz_create", {"quiz": quiz_record()}),
+    ("quiz_update", {"quiz": quiz_record(title="Five types", difficulty="hard", questions=5)}),
+    ("quiz_delete", {}),
+    ("quiz_publish", {"quiz": quiz_record(published=True, published_at=iso(T_QUIZ), questions=4)}),
+    ("quiz_unpublish", {"quiz": quiz_record(questions=4, likes=3, dislikes=1, plays=12, saves=2)}),
+    ("quiz_questions", {"quiz": quiz_record(questions=5), "questions": OQ}),
+    ("quiz_questions", {"quiz": quiz_record(), "questions": []}),
+    ("quiz", {"quiz": quiz_record(published=True, published_at=iso(T_QUIZ), in_matchmaking=True, your_vote=-1,
+                                  dislikes=1)}),
+    ("quiz", {"quiz": quiz_record(unpublished_reason="copied", saved=True, saves=1)}),
+    ("my_quizzes", {"quizzes": []}),
+    ("my_quizzes", {"quizzes": [quiz_record(), quiz_record(quiz="quiz-7", published=True, published_at=iso(T0))]}),
+    ("question_add", {"question": OQ[3]}),
+    ("question_update", {"question": dict(OQ[1], question_id=507)}),
+    ("question_delete", {}),
+    ("catalog", {"quizzes": [quiz_record(published=True, published_at=iso(T_QUIZ))], "next_cursor": "20"}),
+    ("catalog", {"quizzes": [], "next_cursor": None}),
+    ("quiz_save", {"quiz": quiz_record(published=True, published_at=iso(T_QUIZ), saved=True, saves=1)}),
+    ("quiz_unsave", {}),
+    ("library", {"quizzes": [quiz_record(saved=True, saves=1, unpublished_reason="copied")]}),
+    ("rate", {"likes": 1, "dislikes": 0, "your_vote": 1}),
+    ("rate", {"likes": 0, "dislikes": 0, "your_vote": 0}),
+    ("rate", {"likes": 40, "dislikes": 2, "your_vote": -1}),
+    ("report", {}),
+])
+def test_quiz_replies_are_valid(op, data):
+    validator = vf.Schemas().reply(op)
+    assert validator.is_valid(data), vf.describe(validator.iter_errors(data))
+    assert vf.reply_problems(op, data) == []
+
+
+@pytest.mark.parametrize("op, data", [
+    ("quiz", {"quiz": quiz_record(your_vote=2)}),
+    ("quiz", {"quiz": quiz_record(published=True)}),
+    ("quiz", {"quiz": quiz_record(published_at=iso(T_QUIZ))}),
+    ("quiz", {"quiz": quiz_record(in_matchmaking=True)}),
+    ("quiz", {"quiz": quiz_record(published=True, published_at=iso(T_QUIZ), unpublished_reason="copied")}),
+    ("quiz", {"quiz": quiz_record(likes=-1)}),
+    ("quiz", {"quiz": quiz_record(questions=201)}),
+    ("quiz", {"quiz": quiz_record(title="")}),
+    ("quiz", {"quiz": quiz_record(title="t" * 81)}),
+    ("quiz", {"quiz": quiz_record(difficulty="brutal")}),
+    ("quiz", {"quiz": quiz_record(quiz="world-capitals")}),
+    ("quiz", {"quiz": quiz_record(owner={"id": ADA})}),
+    ("quiz", {"quiz": quiz_record(saved=None)}),
+    ("quiz", {"quiz": dict(quiz_record(), author="ada")}),
+    ("quiz", {"quiz": {k: v for k, v in quiz_record().items() if k != "unpublished_reason"}}),
+    ("quiz", {}),
+    ("quiz_create", {"quiz": quiz_record(published=True, published_at=iso(T_QUIZ))}),
+    ("quiz_create", {"quiz": quiz_record(questions=1)}),
+    ("quiz_publish", {"quiz": quiz_record()}),
+    ("quiz_unpublish", {"quiz": quiz_record(published=True, published_at=iso(T_QUIZ))}),
+    ("quiz_save", {"quiz": quiz_record()}),
+    ("quiz_delete", {"quiz": quiz_record()}),
+    ("quiz_questions", {"quiz": quiz_record()}),
+    ("quiz_questions", {"quiz": quiz_record(), "questions": [dict(OQ[0], accepted=["a"])]}),
+    ("quiz_questions", {"quiz": quiz_record(), "questions": [dict(OQ[2], choices=["Yes", "No"])]}),
+    ("quiz_questions", {"quiz": quiz_record(), "questions": [dict(OQ[1], correct_choice=0)]}),
+    ("quiz_questions", {"quiz": quiz_record(), "questions": [{k: v for k, v in OQ[4].items() if k != "likes"}]}),
+    ("question_add", {"question": dict(OQ[0], likes=1)}),
+    ("question_add", {"question": {k: v for k, v in OQ[3].items() if k != "matching"}}),
+    ("question_update", {"question": dict(OQ[0], correct_choice=None)}),
+    ("catalog", {"quizzes": [quiz_record()], "next_cursor": None}),
+    ("catalog", {"quizzes": [], "next_cursor": "x"}),
+    ("catalog", {"quizzes": [], "next_cursor": 20}),
+    ("catalog", {"quizzes": []}),
+    ("my_quizzes", {"quizzes": [quiz_record()] * 51}),
+    ("library", {"quizzes": [quiz_record()]}),
+    ("rate", {"likes": 0, "dislikes": 0, "your_vote": 1}),
+    ("rate", {"likes": 1, "dislikes": 0, "your_vote": -1}),
+    ("rate", {"likes": 1, "dislikes": 0}),
+    ("rate", {"likes": 1, "dislikes": 0, "your_vote": 1, "quiz": QUIZ}),
+])
+def test_bad_quiz_replies_are_refused(op, data):
+    assert not vf.Schemas().reply(op).is_valid(data)
+
+
+@pytest.mark.parametrize("op, data, problem", [
+    ("quiz", {"quiz": quiz_record(title=" Mixed")}, "quiz: title: not trimmed"),
+    ("quiz", {"quiz": quiz_record(theme="Science")}, "quiz: theme: not in lower case"),
+    ("quiz_questions", {"quiz": quiz_record(questions=4), "questions": OQ}, "quiz.questions: 4, but 5 are listed"),
+    ("quiz_questions", {"quiz": quiz_record(questions=2), "questions": [OQ[1], OQ[0]]},
+     "questions: not in ascending question_id order"),
+    ("quiz_questions", {"quiz": quiz_record(questions=1), "questions": [dict(OQ[0], correct_choice=3)]},
+     "questions[0]: correct_choice: past the question's choices"),
+    ("question_add", {"question": dict(OQ[1], correct_choices=[2, 0])}, "question: correct_choices: not in ascending order"),
+    ("question_add", {"question": dict(OQ[0], choices=["a", "A"])}, "question: choices: the same choice twice"),
+    ("question_update", {"question": dict(OQ[3], prompt="Name? ")}, "question: prompt: not trimmed"),
+    ("my_quizzes", {"quizzes": [quiz_record(), quiz_record(quiz="quiz-7", owner={"id": BO, "username": "bob"})]},
+     "quizzes: quizzes of more than one owner"),
+    ("library", {"quizzes": [quiz_record(saved=True)] * 2}, "quizzes: the same quiz twice"),
+    ("catalog", {"quizzes": [quiz_record(published=True, published_at=iso(T0))] * 2, "next_cursor": "3"},
+     "quizzes: the same quiz twice"),
+    ("catalog", {"quizzes": [], "next_cursor": "0"}, "next_cursor: 0, before the end of a page of 0"),
+])
+def test_quiz_replies_are_cross_checked(op, data, problem):
+    assert vf.Schemas().reply(op).is_valid(data)
+    assert any(p.startswith(problem) for p in vf.reply_problems(op, data)), vf.reply_problems(op, data)
+
+
+def test_the_transcript_makes_a_quiz_with_every_quiz_op():
+    checker = vf.Checker(vf.Schemas())
+    ops = {checker.client_verdict(line["frame"]).op for line in transcript().lines if line["dir"] == "out"}
+    assert set(vf.Schemas().ops[25:]) <= ops
+
+
+@pytest.mark.parametrize("ref, change, expected", [
+    ("q1", lambda d: d["quiz"].update(your_vote=2), "replies.json#/$defs/quiz_create: $.data.quiz"),
+    ("q10", lambda d: d["questions"].pop(), "quiz_questions reply: quiz.questions: 5, but 4 are listed"),
+    ("q12", lambda d: d["question"].update(correct_choice=0), "replies.json#/$defs/question_update: $.data.question"),
+    ("q15", lambda d: d["quiz"].update(published_at=None), "replies.json#/$defs/quiz_publish: $.data.quiz"),
+    ("r2", lambda d: d["quizzes"][0].update(published=False, published_at=None), "replies.json#/$defs/catalog"),
+    ("r6", lambda d: d["quizzes"][0].update(saved=False), "replies.json#/$defs/library"),
+    ("r7", lambda d: d.update(likes=0), "replies.json#/$defs/rate"),
+    ("r10", lambda d: d["quiz"].pop("saved"), "'saved' is a required property"),
+])
+def test_quiz_replies_in_a_log_are_checked(tmp_path, capsys, ref, change, expected):
+    log = transcript()
+    conn = "ada" if ref.startswith("q") else "bo"
+    index = line_of(log, conn, "in", lambda f: f.get("ref") == ref and f["op"] == "reply")
+    edit(log, index, lambda f: change(f["data"]))
+    assert run(tmp_path, log) == 1
+    out = capsys.readouterr().out
+    assert f"frames.jsonl:{index + 1}" in out and expected in out
+
+
+@pytest.mark.parametrize("ref, conn, message, ok", [
+    ("q18", "ada", "quiz: you cannot rate your own quiz", True),
+    ("q18", "ada", "question_id: you cannot rate your own question", False),
+    ("q18", "ada", "quiz: no such quiz", False),
+    ("r4", "bo", "sort: must be popular, new or top_rated", True),
+])
+def test_state_dependent_bad_requests_of_rate_only(tmp_path, capsys, ref, conn, message, ok):
+    log = transcript()
+    index = line_of(log, conn, "in", lambda f: f.get("ref") == ref and f["op"] == "error")
+    edit(log, index, lambda f: f.update(message=message))
+    assert run(tmp_path, log) == (0 if ok else 1)
+    if not ok:
+        assert "which the schema accepts" in capsys.readouterr().out
+
+
+def test_quiz_frames_the_schema_refuses_must_not_be_accepted(tmp_path, capsys):
+    # The choices that repeat but for case and spaces (q8), and a rate of both (r9), answered ok.
+    for ref, conn, data in (("q8", "ada", {"question": OQ[0]}),
+                            ("r9", "bo", {"likes": 1, "dislikes": 0, "your_vote": 1})):
+        log = transcript()
+        index = line_of(log, conn, "in", lambda f: f.get("ref") == ref and f["op"] == "error")
+        log.lines[index]["frame"] = json.dumps(reply(ref, data))
+        assert run(tmp_path, log) == 1
+        assert "the server accepted the frame" in capsys.readouterr().out
+
+
+def test_coverage_requires_the_quiz_ops(tmp_path, capsys):
+    log = transcript()
+    log.lines = [line for line in log.lines if '"op":"library"' not in line["frame"]]
+    assert run(tmp_path, log, "--require-coverage") == 1
+    out = capsys.readouterr().out
+    assert "ops not seen: library" in out and "replies not seen: library" in out
 
 if __name__ == "__main__":
     directory = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")

@@ -16,14 +16,18 @@ Rules:
   an `answer` whose field does not fit the open question's type, whose `choice` or
   `choices` are past its options, or whose `choices` are empty or repeat one, each only
   when it agrees with what the question is known to be from a logged record, `profile` of
-  an unknown player, a `challenge` of oneself, and a `rematch` of a duel not finished, not
-  ranked, rematched, ended by an operator or past its window);
-  an invalid one is answered with an error, or not at all;
+  an unknown player, a `challenge` of oneself, a `rematch` of a duel not finished, not
+  ranked, rematched, ended by an operator or past its window, and a `rate` of one's own quiz
+  or question); an invalid one is answered with an error, or not at all. Besides the schema,
+  a client frame is invalid when JSON Schema cannot say so: a question's `choices` that repeat
+  once trimmed and with letter case ignored (issue 13), a question_id written with a fraction
+  or an exponent past 9e15;
 - the records (events, auth/login/history replies, rooms and challenges) also pass
   cross-field checks that JSON Schema cannot state (ids of the by-player maps are the
   duel's players, the reveal is of the current question and of its type, each player's
   answer agrees with the picks and with `correct`, an operator's end leaves ratings
-  unchanged, a room's host is one of its members...).
+  unchanged, a room's host is one of its members, a quiz's texts are trimmed, an owner's
+  question key is within its choices, quiz_questions counts what it lists...).
 
 Client frames are read as the server reads them (DuelCore's JSONParser): NaN and
 Infinity, lone surrogates, numbers out of range and nesting deeper than 32 are not
@@ -41,6 +45,7 @@ import math
 import pathlib
 import re
 import sys
+import unicodedata
 from collections import Counter, defaultdict, deque
 from dataclasses import dataclass, field
 
@@ -62,6 +67,15 @@ CHALLENGE_OF_ONESELF = "username: you cannot challenge yourself"
 REMATCH_REFUSALS = {"duel_id: only ranked duels have rematches", "duel_id: the duel is not over",
                     "duel_id: that duel was already rematched", "duel_id: too late for a rematch",
                     "duel_id: an operator ended that duel"}
+# bad_request verdicts on a schema-valid `rate` that depend on state, by the field sent (PGConnection+Catalog.swift).
+RATE_REFUSALS = {"quiz": "quiz: you cannot rate your own quiz", "question_id": "question_id: you cannot rate your own question"}
+# Ops that take a question id (a 64-bit integer, Fields.int64).
+QUESTION_ID_OPS = {"report", "question_update", "question_delete", "rate"}
+# Quizzes players make (issue 13): ops whose reply holds one quiz record, and those with a list of them.
+QUIZ_RECORD_OPS = {"quiz_create", "quiz_update", "quiz_publish", "quiz_unpublish", "quiz_questions", "quiz", "quiz_save"}
+QUIZ_LIST_OPS = {"my_quizzes", "catalog", "library"}
+# What the server trims from text a player writes: Unicode White_Space (Swift's isWhitespace).
+WHITE_SPACE = "\t\n\v\f\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
 # Question types (issue 13): the `answer` field each takes (QuestionType.answerField).
 ANSWER_FIELDS = {"single": "choice", "multiple": "choices", "boolean": "choice", "text": "text", "number": "number"}
 # bad_request verdicts on a schema-valid `answer` that depend on the open question (AnswerKey.verdict).
@@ -411,6 +425,37 @@ def answer_refusal_problem(message: str, request: dict, question: tuple[str, int
     return f"bad_request ({message!r}) for an answer the schema accepts"
 
 
+def trim(text: str) -> str:
+    """Text as the server keeps what a player writes: without surrounding white space."""
+    return text.strip(WHITE_SPACE)
+
+
+def choices_repeat(choices: list) -> bool:
+    """Whether a question's choices repeat once trimmed and with letter case ignored, as the
+    server compares them (Swift's lowercased(), then String equality, which is canonical
+    equivalence)."""
+    folded = [unicodedata.normalize("NFD", trim(c).lower()) for c in choices]
+    return len(set(folded)) != len(folded)
+
+
+def quiz_problems(quiz: dict) -> list[str]:
+    """What JSON Schema cannot say about a (schema-valid) quiz record."""
+    problems = [f"{name}: not trimmed" for name in ("title", "description", "theme") if quiz[name] != trim(quiz[name])]
+    if quiz["theme"] != quiz["theme"].lower():
+        problems.append("theme: not in lower case")
+    return problems
+
+
+def quiz_question_problems(question: dict) -> list[str]:
+    """What JSON Schema cannot say about a (schema-valid) question as its owner sees it."""
+    problems = key_problems(question, len(question["choices"]), "")
+    if question["prompt"] != trim(question["prompt"]):
+        problems.append("prompt: not trimmed")
+    if question["type"] in ("single", "multiple") and choices_repeat(question["choices"]):
+        problems.append("choices: the same choice twice (letter case ignored)")
+    return problems
+
+
 def room_problems(room: dict) -> list[str]:
     """What JSON Schema cannot say about a (schema-valid) room record."""
     problems = []
@@ -487,6 +532,29 @@ def reply_problems(op: str, data: dict) -> list[str]:
     if op == "mistakes":
         for i, q in enumerate(data["questions"]):
             problems += [f"questions[{i}]: {p}" for p in mistake_problems(q)]
+    if op in QUIZ_RECORD_OPS:
+        problems += [f"quiz: {p}" for p in quiz_problems(data["quiz"])]
+    if op == "quiz_questions":
+        questions = data["questions"]
+        for i, q in enumerate(questions):
+            problems += [f"questions[{i}]: {p}" for p in quiz_question_problems(q)]
+        if data["quiz"]["questions"] != len(questions):
+            problems.append(f"quiz.questions: {data['quiz']['questions']}, but {len(questions)} are listed")
+        ids = [q["question_id"] for q in questions]
+        if ids != sorted(set(ids)):
+            problems.append("questions: not in ascending question_id order, or one twice")
+    if op in ("question_add", "question_update"):
+        problems += [f"question: {p}" for p in quiz_question_problems(data["question"])]
+    if op in QUIZ_LIST_OPS:
+        quizzes = data["quizzes"]
+        for i, quiz in enumerate(quizzes):
+            problems += [f"quizzes[{i}]: {p}" for p in quiz_problems(quiz)]
+        if len({q["quiz"] for q in quizzes}) != len(quizzes):
+            problems.append("quizzes: the same quiz twice")
+        if op == "my_quizzes" and len({q["owner"]["id"] for q in quizzes}) > 1:
+            problems.append("quizzes: quizzes of more than one owner")
+        if op == "catalog" and data["next_cursor"] is not None and int(data["next_cursor"]) < max(len(quizzes), 1):
+            problems.append(f"next_cursor: {data['next_cursor']}, before the end of a page of {len(quizzes)}")
     return problems
 
 
@@ -546,8 +614,11 @@ class Checker:
             return Request("", known, False, detail, message)
         if isinstance(message.get("ref"), FloatLiteral):
             return Request("", known, False, "$.ref: the server takes an integer ref only when written without fraction or exponent", message)
-        if known == "report" and not server_integer(message["question_id"]):
+        if known in QUESTION_ID_OPS and message.get("question_id") is not None and not server_integer(message["question_id"]):
             return Request("", known, False, "$.question_id: a whole number written with a fraction or exponent past 9e15 is no integer to the server", message)
+        if known in ("question_add", "question_update") and isinstance(message.get("choices"), list) \
+                and choices_repeat(message["choices"]):
+            return Request("", known, False, "$.choices: the same choice twice once trimmed and with letter case ignored", message)
         return Request("", known, True, "", message)
 
     # Server frames.
@@ -636,6 +707,9 @@ class Checker:
         if request.op == "challenge" and code == "bad_request" and message["message"] == CHALLENGE_OF_ONESELF:
             return
         if request.op == "rematch" and code == "bad_request" and message["message"] in REMATCH_REFUSALS:
+            return
+        if request.op == "rate" and code == "bad_request" and any(
+                request.message.get(name) is not None and message["message"] == text for name, text in RATE_REFUSALS.items()):
             return
         report.fail(where, f"{code} ({message['message']!r}) for the frame of {request.where}, which the schema accepts")
 
