@@ -44,6 +44,8 @@ struct Serve: ParsableCommand {
     var challengesPerMinute: Int?
     @Option(name: .customLong("authoring-per-minute"), help: "Quiz edits one player may make per minute (default 30).")
     var authoringPerMinute: Int?
+    @Option(name: .customLong("notification-retention-days"), help: "How long notifications are kept (default 90).")
+    var notificationRetentionDays: Int?
     @Option(name: .customLong("rematch-window-ms"), help: "How long a rematch offer waits for the opponent's (default 30000).")
     var rematchWindowMs: Int64?
     @Option(name: .customLong("allowed-origin"), help: "Allowed Origin for WebSocket upgrades; repeat for several (env QUIZDUEL_ALLOWED_ORIGINS, comma-separated). Default: any.")
@@ -85,6 +87,7 @@ struct Serve: ParsableCommand {
         if let challengeTtlMs { config.challengeTtlMs = max(1, challengeTtlMs) }
         if let challengesPerMinute { config.challengesPerMinute = max(1, challengesPerMinute) }
         if let authoringPerMinute { config.authoringPerMinute = max(1, authoringPerMinute) }
+        if let notificationRetentionDays { config.notificationRetentionDays = max(1, notificationRetentionDays) }
         if let rematchWindowMs { config.rematchWindowMs = max(1, rematchWindowMs) }
         if let questions { config.duel.questionCount = questions }
         config.allowedOrigins = allowedOrigins.isEmpty

@@ -65,7 +65,26 @@ import Testing
         #expect(request(#"{"op":"challenge_decline","challenge_id":"c"}"#) == .challengeDecline(challengeID: "c"))
         #expect(request(#"{"op":"challenges"}"#) == .challenges)
         #expect(request(#"{"op":"rematch","duel_id":"d"}"#) == .rematch(duelID: "d"))
-        #expect(Set(ClientRequest.ops).count == 41)
+        #expect(Set(ClientRequest.ops).count == 49)
+    }
+
+    @Test func everyProgressOpDecodes() {
+        #expect(request(#"{"op":"auth","token":"t","time_zone":"America/Argentina/Buenos_Aires"}"#)
+            == .auth(token: "t", timeZone: "America/Argentina/Buenos_Aires"))
+        #expect(request(#"{"op":"profile_update","time_zone":"Etc/GMT+5"}"#) == .profileUpdate(timeZone: "Etc/GMT+5"))
+        #expect(failure(#"{"op":"profile_update","time_zone":"a b"}"#) == "bad_request time_zone")
+        #expect(failure(#"{"op":"auth","token":"t","time_zone":"../x"}"#) == "bad_request time_zone")
+        #expect(request(#"{"op":"goal_set","kind":"correct_answers","bank":"b","target":50}"#)
+            == .goalSet(GoalDraft(kind: .correctAnswers, bank: "b", target: 50)))
+        #expect(failure(#"{"op":"goal_set","kind":"wins","target":10001}"#) == "bad_request target")
+        #expect(request(#"{"op":"goals"}"#) == .goals)
+        #expect(request(#"{"op":"notifications"}"#) == .notifications(limit: 20, before: nil))
+        #expect(request(#"{"op":"notifications","limit":5,"before":99}"#) == .notifications(limit: 5, before: 99))
+        #expect(request(#"{"op":"notifications_seen","up_to":7}"#) == .notificationsSeen(upTo: 7))
+        #expect(request(#"{"op":"rating_history","bank":"b"}"#) == .ratingHistory(bank: "b", limit: 100))
+        #expect(request(#"{"op":"stats"}"#) == .stats(bank: nil))
+        #expect(request(#"{"op":"stats","bank":"b"}"#) == .stats(bank: "b"))
+        #expect(request(#"{"op":"achievements"}"#) == .achievements)
     }
 
     @Test func everyQuizOpDecodes() {

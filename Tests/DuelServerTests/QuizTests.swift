@@ -140,6 +140,10 @@ extension ServerTests {
             #expect(try await refusal(a, "question_update", ["question_id": questionID, "type": "text", "prompt": "again", "accepted": ["b"]]) == "unknown_question")
             try await ok(a, "question_delete", ["question_id": number["question"]?["question_id"] ?? .null])
             #expect(try await ok(a, "quiz_questions", q)["quiz"]?["questions"] == 4)
+            // Published, then unpublished by its owner.
+            #expect(try await ok(a, "quiz_publish", q)["quiz"]?["published"] == true)
+            #expect(try await ok(a, "quiz_unpublish", q)["quiz"]?["published"] == false)
+            #expect(try await refusal(b, "quiz", q) == "unknown_bank")
             let mine = try await ok(a, "my_quizzes")
             #expect(count(mine["quizzes"]) == 1 && mine["quizzes"]?[0]?["quiz"] == .string(slug))
             try await ok(a, "quiz_delete", q)

@@ -170,10 +170,19 @@ SELECT b.slug, b.title, b.theme, b.difficulty,
  GROUP BY b.id, p.username
  ORDER BY b.slug;
 
+-- Operators' functions that write players' rows run with the owner's rights; the server runs
+-- the checks of the question columns (it inserts players' questions) and the weight function.
+ALTER FUNCTION ops.unpublish_quiz(text, text) SECURITY DEFINER SET search_path = pg_catalog, public, ops, pg_temp;
+ALTER FUNCTION ops.promote_quiz(text) SECURITY DEFINER SET search_path = pg_catalog, public, ops, pg_temp;
+ALTER FUNCTION ops.demote_quiz(text) SECURITY DEFINER SET search_path = pg_catalog, public, ops, pg_temp;
 DO $$
 BEGIN
     IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'quizduel_operator') THEN
         GRANT SELECT ON ops.quizzes, ops.author_quizzes, ops.reported_quizzes, ops.bank_questions TO quizduel_operator;
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'quizduel_server') THEN
+        GRANT EXECUTE ON FUNCTION ops.choice_set_valid(integer[], integer), ops.accepted_valid(text[]),
+            ops.question_weight(integer, integer) TO quizduel_server;
     END IF;
 END
 $$;

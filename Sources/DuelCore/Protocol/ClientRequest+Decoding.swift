@@ -62,7 +62,8 @@ extension ClientRequest {
             }
             return .login(username: username, password: try fields.string("password", maxLength: 1_024))
         case "auth":
-            return .auth(token: try fields.string("token", maxLength: 256))
+            return .auth(token: try fields.string("token", maxLength: 256),
+                         timeZone: fields.has("time_zone") ? try fields.timeZone() : nil)
         case "logout": return .logout
         case "banks": return .banks
         case "queue": return .queue(bank: try fields.string("bank", maxLength: 128))
@@ -127,6 +128,7 @@ extension ClientRequest {
         case "rematch": return .rematch(duelID: try fields.string("duel_id", maxLength: 128))
         default:
             if let quizOp = try decodeQuizOp(op, fields) { return quizOp }
+            if let progressOp = try decodeProgressOp(op, fields) { return progressOp }
             throw ProtocolError(.unknownOp, "unknown op '\(String(op.prefix(64)))'")
         }
     }

@@ -15,7 +15,8 @@ public enum RequestRef: Sendable, Equatable, Hashable {
 public enum ClientRequest: Sendable, Equatable {
     case signup(username: String, password: String)
     case login(username: String, password: String)
-    case auth(token: String)
+    /// `timeZone`: an IANA name for the player's streak days (issue 14), when sent.
+    case auth(token: String, timeZone: String? = nil)
     case logout
     case banks
     case queue(bank: String)
@@ -64,6 +65,15 @@ public enum ClientRequest: Sendable, Equatable {
     /// `value`: 1 like, -1 dislike, 0 takes the vote back.
     case rate(RateTarget, value: Int)
     case reportQuiz(quiz: String, reason: String)
+    // Progress (issue 14).
+    case profileUpdate(timeZone: String)
+    case goalSet(GoalDraft)
+    case goals
+    case notifications(limit: Int, before: Int64?)
+    case notificationsSeen(upTo: Int64)
+    case ratingHistory(bank: String, limit: Int)
+    case stats(bank: String?)
+    case achievements
 
     /// The `op` names, as on the wire.
     public static let ops = [
@@ -72,7 +82,8 @@ public enum ClientRequest: Sendable, Equatable {
         "room_create", "room_join", "room_leave", "room_start", "challenge", "challenge_accept",
         "challenge_decline", "challenges", "rematch", "quiz_create", "quiz_update", "quiz_delete", "quiz_publish",
         "quiz_unpublish", "quiz_questions", "quiz", "my_quizzes", "question_add", "question_update", "question_delete",
-        "catalog", "quiz_save", "quiz_unsave", "library", "rate",
+        "catalog", "quiz_save", "quiz_unsave", "library", "rate", "profile_update", "goal_set", "goals",
+        "notifications", "notifications_seen", "rating_history", "stats", "achievements",
     ]
 
     public var op: String {
@@ -119,6 +130,14 @@ public enum ClientRequest: Sendable, Equatable {
         case .library: "library"
         case .rate: "rate"
         case .reportQuiz: "report"
+        case .profileUpdate: "profile_update"
+        case .goalSet: "goal_set"
+        case .goals: "goals"
+        case .notifications: "notifications"
+        case .notificationsSeen: "notifications_seen"
+        case .ratingHistory: "rating_history"
+        case .stats: "stats"
+        case .achievements: "achievements"
         }
     }
 

@@ -43,6 +43,9 @@ public struct DuelStep: Sendable {
     public internal(set) var leftPlayers: [PlayerID] = []
     /// Set when this step finished the duel: the ratings to write exactly once.
     public internal(set) var completion: DuelResult?
+    /// Set with `completion` (unless an operator ended the game): each player's facts, for
+    /// their XP, streak, achievements and goals, written exactly once with the completion.
+    public internal(set) var facts: [GameFacts] = []
     /// When the engine next needs `advance(nowMs:)`; nil once finished.
     public internal(set) var nextDeadlineMs: Int64?
     /// The duel row after the step; nil when the step changed nothing.

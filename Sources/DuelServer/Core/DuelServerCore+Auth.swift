@@ -86,11 +86,13 @@ extension DuelServerCore {
         fail(connection, ref, ProtocolError(.rateLimited, "too many password checks waiting; try again shortly"))
     }
 
-    func authenticate(_ connection: Connection, _ ref: RequestRef?, token: String) {
+    func authenticate(_ connection: Connection, _ ref: RequestRef?, token: String, timeZone: String? = nil) {
         let hash = Tokens.hash(token)
         let instance = self.instance
         database(for: connection, { db -> SignIn? in
             guard let player = try db.sessionPlayer(tokenHash: hash) else { return nil }
+            // Sent once with auth (issue 14): the zone streak days are counted in.
+            if let timeZone { try db.setTimeZone(player: player, timeZone) }
             // Registered before the reply: once the client hears it is signed in here,
             // every instance sees it present (it may close its other sockets next).
             try db.markPresent(player: player, instance: instance)

@@ -169,7 +169,9 @@ extension DuelServerCore {
     func upkeepIfDue(nowMs: Int64) {
         guard nowMs >= nextUpkeepMs else { return }
         nextUpkeepMs = nowMs + configuration.upkeepIntervalMs
-        database(for: nil, priority: .background, { db in try db.runUpkeep() }) { core, _, result in
+        let retention = configuration.notificationRetentionDays
+        database(for: nil, priority: .background, { db in try db.runUpkeep(notificationRetentionDays: retention) }) {
+            core, _, result in
             switch result {
             case .success(let archived?) where archived > 0:
                 core.logger.info("archived old duel events", metadata: ["events": "\(archived)"])

@@ -22,7 +22,7 @@ extension DuelServerCore {
         switch envelope.request {
         case .signup(let username, let password): signup(connection, ref, username, password)
         case .login(let username, let password): login(connection, ref, username, password)
-        case .auth(let token): authenticate(connection, ref, token: token)
+        case .auth(let token, let timeZone): authenticate(connection, ref, token: token, timeZone: timeZone)
         case .logout: logout(connection, ref)
         case .banks: banks(connection, ref)
         case .queue(let bank): queue(connection, ref, bank: bank)
@@ -77,6 +77,8 @@ extension DuelServerCore {
              .myQuizzes, .questionAdd, .questionUpdate, .questionDelete, .catalog, .quizSave, .quizUnsave, .library,
              .rate, .reportQuiz:
             quizRequest(connection, ref, envelope.request)
+        case .profileUpdate, .goalSet, .goals, .notifications, .notificationsSeen, .ratingHistory, .stats, .achievements:
+            progressRequest(connection, ref, envelope.request)
         }
     }
 

@@ -63,6 +63,8 @@ public struct ServerConfiguration: Sendable {
     public var challengeTtlMs: Int64 = 300_000
     /// New challenges one player may make in any minute.
     public var challengesPerMinute: Int = 5
+    /// How long notifications are kept (issue 14); older ones are pruned by the hourly upkeep.
+    public var notificationRetentionDays: Int = 90
     /// Quiz authoring writes one player may make in any minute (issue 13).
     public var authoringPerMinute: Int = QuizLimits.authoringPerMinute
     /// How long a rematch offer waits for the opponent's (PROTOCOL.md: 30 s).

@@ -27,6 +27,8 @@ struct DuelWrites {
     private var roomFinished: [String?] = []
     /// Players who left a game that plays on: their live markers go (duel, player).
     private var leftDuels: [String?] = [], leftPlayers: [String?] = []
+    /// Finished games' facts, one row per player (issue 14): progress to grant once.
+    private var progress = ProgressColumns()
     private var ranges: [DuelNotification.Range] = []
     private var rangeIndex: [String: Int] = [:]
     /// Duels the batch finished, with their bank: the ratings to write once.
@@ -63,6 +65,9 @@ struct DuelWrites {
         if let result = step.completion {
             // An operator-ended duel is unrated: no rating rows, no statistics.
             if result.isRated { completions.append((duelID, bankID, result)) }
+            for facts in step.facts {
+                progress.append(facts, duelID: duelID, bankID: bankID, mode: mode, finishedAtMs: result.finishedAtMs)
+            }
             if mode == .practice { practiceFinished.append(duelID) }
             if mode == .room { roomFinished.append(duelID) }
             finished.append(duelID)
@@ -191,6 +196,8 @@ struct DuelWrites {
             """)
         try connection.storeRatings(completions)
         if !practiceFinished.isEmpty { try connection.countPractice(duels: practiceFinished) }
+        // After ratings (giant slayer reads them) and practice (learned mistakes count).
+        if !progress.isEmpty { try progress.write(on: connection) }
         if !leftPlayers.isEmpty {
             try connection.query("""
                 DELETE FROM live_duel_players l
@@ -295,5 +302,32 @@ struct AnswerColumns {
         case nil: break
         }
         choice.append(row.0); choices.append(row.1); text.append(row.2); number.append(row.3)
+    }
+}
+
+/// Finished games' facts as parallel columns for `record_progress` (migration 015), which grants
+/// XP, streak days, goals, levels and achievements in the transaction that finishes the games.
+struct ProgressColumns {
+    private var duels: [String?] = [], players: [String?] = [], banks: [String?] = [], modes: [String?] = []
+    private var finished: [String?] = [], correct: [String?] = [], questions: [String?] = []
+    private var first: [String?] = [], won: [String?] = [], stayed: [String?] = [], seats: [String?] = []
+    private var fastest: [String?] = []
+
+    var isEmpty: Bool { duels.isEmpty }
+
+    mutating func append(_ facts: GameFacts, duelID: String, bankID: Int, mode: DuelMode, finishedAtMs: Int64) {
+        duels.append(duelID); players.append(facts.player); banks.append(String(bankID)); modes.append(mode.rawValue)
+        finished.append(String(finishedAtMs)); correct.append(String(facts.correct)); questions.append(String(facts.questions))
+        first.append(facts.firstPlace ? "t" : "f"); won.append(facts.won ? "t" : "f"); stayed.append(facts.stayed ? "t" : "f")
+        seats.append(String(facts.players)); fastest.append(facts.fastestCorrectMs.map { String($0) })
+    }
+
+    func write(on connection: PGConnection) throws {
+        try connection.query("""
+            SELECT record_progress(\(PGArray(duels))::uuid[], \(PGArray(players))::uuid[], \(PGArray(banks))::int[],
+                                   \(PGArray(modes))::text[], \(PGArray(finished))::bigint[], \(PGArray(correct))::int[],
+                                   \(PGArray(questions))::int[], \(PGArray(first))::boolean[], \(PGArray(won))::boolean[],
+                                   \(PGArray(stayed))::boolean[], \(PGArray(seats))::int[], \(PGArray(fastest))::bigint[])
+            """)
     }
 }

@@ -15,11 +15,13 @@ extension PGConnection {
         try query("UPDATE duel_commands SET done_at = now() WHERE duel_id = \(duel)::uuid AND done_at IS NULL")
     }
 
-    /// Hourly upkeep (`ops.archive_events`), by one instance at a time: the others skip it.
+    /// Hourly upkeep (`ops.archive_events`, and pruning notifications older than
+    /// `notificationRetentionDays`), by one instance at a time: the others skip it.
     /// Returns the events archived, or nil when another instance holds the upkeep lock.
-    public func runUpkeep() throws -> Int? {
+    public func runUpkeep(notificationRetentionDays: Int = 90) throws -> Int? {
         try transaction { db in
             guard try db.query("SELECT pg_try_advisory_xact_lock(727340002) AS mine")[0].bool("mine") else { return nil }
+            try db.query("SELECT ops.prune_notifications(make_interval(days => \(notificationRetentionDays)))")
             return try db.query("SELECT ops.archive_events() AS n")[0].int("n")
         }
     }

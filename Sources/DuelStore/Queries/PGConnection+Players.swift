@@ -11,13 +11,18 @@ public struct PlayerProfile: Sendable, Equatable {
     public let totalScore: Int64
     /// Rounded rating by bank slug; banks never played show 1500.
     public let ratings: [String: Int]
+    /// XP, level (with its title, colour and line), the XP of this level and the next, and the
+    /// streak (issue 14).
+    public var progress: JSONObject = [:]
 
     public var json: JSONValue {
-        .object([
+        var object: JSONObject = [
             "id": .string(id), "username": .string(username), "games": .number(games), "wins": .number(wins),
             "losses": .number(losses), "draws": .number(draws), "total_score": .int(totalScore),
             "ratings": .object(JSONObject(ratings.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })),
-        ])
+        ]
+        for (key, value) in progress.pairs { object[key] = value }
+        return .object(object)
     }
 }
 
@@ -88,7 +93,7 @@ extension PGConnection {
             SELECT p.id::text AS id, p.username,
                    coalesce(sum(r.games), 0) AS games, coalesce(sum(r.wins), 0) AS wins,
                    coalesce(sum(r.losses), 0) AS losses, coalesce(sum(r.draws), 0) AS draws,
-                   coalesce(sum(r.total_score), 0) AS total_score
+                   coalesce(sum(r.total_score), 0) AS total_score, progress_json(p.id)::text AS progress
               FROM players p LEFT JOIN ratings r ON r.player_id = p.id
              WHERE p.id = \(player)::uuid
              GROUP BY p.id
@@ -97,12 +102,20 @@ extension PGConnection {
         for bank in try query("""
             SELECT b.slug, coalesce(r.rating, 1500) AS rating
               FROM banks b LEFT JOIN ratings r ON r.bank_id = b.id AND r.player_id = \(player)::uuid
+             -- Matchmaking's banks, and any other the player has a rating in (players' quizzes
+             -- would otherwise fill every profile).
+             WHERE (\(unsafeRaw: BankSummary.inMatchmaking("b")) AND b.retired_at IS NULL) OR r.player_id IS NOT NULL
             """) {
             ratings[try bank.string("slug")] = Int(try bank.double("rating").rounded())
         }
-        return PlayerProfile(
+        var profile = PlayerProfile(
             id: try row.string("id"), username: try row.string("username"), games: try row.int("games"),
             wins: try row.int("wins"), losses: try row.int("losses"), draws: try row.int("draws"),
             totalScore: try row.int64("total_score"), ratings: ratings)
+        if case .object(var progress) = try JSONParser.parse(try row.string("progress")) {
+            progress["time_zone"] = nil  // the player's own business: profile_update replies it
+            profile.progress = progress
+        }
+        return profile
     }
 }

@@ -67,6 +67,7 @@ extension PGConnection {
                                      updated_at = now()
                      WHERE id = \(id)
                     """)
+                try db.grantAchievement(owner, "quiz_author")
             } else {
                 try db.query("""
                     UPDATE banks SET published_at = NULL, matchmaking = false, updated_at = now() WHERE id = \(id)

@@ -44,6 +44,10 @@ extension PGConnection {
                 """)
             let made = try db.challenge(id: id)!
             try db.notifyPlayers(made.players, made.event(type: "INSERT", nowMs: nowMs))
+            // And a stored notification for the target (issue 14): their bell shows it later too.
+            try db.notify(made.to.id, kind: "challenge_received", [
+                "challenge_id": .string(made.id), "from": .string(made.from.username), "bank": .string(made.bank),
+            ])
             return made
         }
     }
@@ -105,6 +109,11 @@ extension PGConnection {
                 """).map(Challenge.init(row:))
             for challenge in expired {
                 try db.notifyPlayers(challenge.players, challenge.event(type: "UPDATE", nowMs: nowMs))
+                // The challenger hears that nobody took it up.
+                try db.notify(challenge.from.id, kind: "challenge_expired", [
+                    "challenge_id": .string(challenge.id), "to": .string(challenge.to.username),
+                    "bank": .string(challenge.bank),
+                ])
             }
             return expired.count
         }

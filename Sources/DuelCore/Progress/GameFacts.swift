@@ -1,0 +1,51 @@
+/// What a finished game says about one of its players, for their progress (issue 14): the
+/// store turns these into XP, streak days, achievements and weekly goals, in the transaction
+/// that finishes the game. Facts, not points: the XP each is worth is the store's one table
+/// of rules (`progress_rules`), which operators can read.
+public struct GameFacts: Sendable, Equatable {
+    public let player: PlayerID
+    /// Questions this player answered right.
+    public let correct: Int
+    /// Questions asked (opened) in the game.
+    public let questions: Int
+    /// Placed first, alone or shared, in a game of two or more (a win or a shared first place).
+    public let firstPlace: Bool
+    /// Placed first alone in a game of two or more.
+    public let won: Bool
+    /// Still in the game at its end: not forfeited or abandoned.
+    public let stayed: Bool
+    /// The quickest right answer, in ms from its question's opening; nil with none right.
+    public let fastestCorrectMs: Int64?
+    /// Players seated in the game.
+    public let players: Int
+
+    public init(player: PlayerID, correct: Int, questions: Int, firstPlace: Bool, won: Bool, stayed: Bool,
+                fastestCorrectMs: Int64?, players: Int) {
+        self.player = player
+        self.correct = correct
+        self.questions = questions
+        self.firstPlace = firstPlace
+        self.won = won
+        self.stayed = stayed
+        self.fastestCorrectMs = fastestCorrectMs
+        self.players = players
+    }
+}
+
+extension Duel {
+    /// Each player's facts of this finished game, from its rounds and placements.
+    func facts(placements: [PlayerID: Int]) -> [GameFacts] {
+        let firsts = placements.values.filter { $0 == 1 }.count
+        return players.map { player in
+            let right = rounds.compactMap { round -> Int64? in
+                guard let answer = round.answer(of: player.id), answer.correct else { return nil }
+                return answer.atMs - round.opensAtMs
+            }
+            return GameFacts(
+                player: player.id, correct: right.count, questions: rounds.count,
+                firstPlace: players.count >= 2 && placements[player.id] == 1,
+                won: players.count >= 2 && placements[player.id] == 1 && firsts == 1, stayed: player.leftAtMs == nil,
+                fastestCorrectMs: right.min(), players: players.count)
+        }
+    }
+}

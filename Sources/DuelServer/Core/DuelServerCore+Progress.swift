@@ -1,0 +1,34 @@
+import DuelCore
+import DuelStore
+
+/// The progress ops (issue 14): time zone, weekly goals, notifications, the rating chart,
+/// statistics and achievements. Each is one database job.
+extension DuelServerCore {
+    func progressRequest(_ connection: Connection, _ ref: RequestRef?, _ request: ClientRequest) {
+        let player = connection.player!
+        simple(connection, ref) { db in
+            switch request {
+            case .profileUpdate(let timeZone):
+                try db.setTimeZone(player: player, timeZone)
+                guard let profile = try db.profile(player: player) else { throw StoreError(.unauthorized) }
+                return ["player": profile.json, "time_zone": .string(timeZone)]
+            case .goalSet(let goal):
+                return ["goals": .array(try db.setGoal(player: player, goal))]
+            case .goals:
+                return ["goals": .array(try db.goals(player: player))]
+            case .notifications(let limit, let before):
+                return try db.notifications(player: player, limit: limit, before: before)
+            case .notificationsSeen(let upTo):
+                return ["unseen": .number(try db.notificationsSeen(player: player, upTo: upTo))]
+            case .ratingHistory(let bank, let limit):
+                return ["bank": .string(bank), "points": .array(try db.ratingHistory(player: player, bank: bank, limit: limit))]
+            case .stats(let bank):
+                return try db.stats(player: player, bank: bank)
+            case .achievements:
+                return ["achievements": .array(try db.achievements(player: player))]
+            default:
+                throw StoreError(.internal, "not a progress op: \(request.op)")
+            }
+        }
+    }
+}

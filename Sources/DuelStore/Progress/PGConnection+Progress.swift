@@ -1,0 +1,182 @@
+import DuelCore
+import Foundation
+
+/// Progress a student can see (issue 14): time zone, weekly goals, notifications, the rating
+/// chart, statistics and achievements. What games grant is written by `record_progress`
+/// (migration 015) inside the transaction that finishes them (``DuelWrites``).
+extension PGConnection {
+    /// Sets the zone streak days and weeks are counted in; `bad_request` naming `time_zone`
+    /// for a name Postgres does not know.
+    public func setTimeZone(player: PlayerID, _ name: String) throws {
+        // Postgres knows the zones (its tz database): an unknown one is 22023.
+        let known = try query("""
+            SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = \(name)) AS known
+            """)[0].bool("known")
+        guard known else { throw StoreError(.badRequest, "time_zone: unknown time zone \(name)") }
+        try query("""
+            INSERT INTO player_progress (player_id, time_zone) VALUES (\(player)::uuid, \(name))
+            ON CONFLICT (player_id) DO UPDATE SET time_zone = excluded.time_zone
+            """)
+    }
+
+    /// Sets (or replaces) a goal for the player's current week; returns every goal of the week.
+    public func setGoal(player: PlayerID, _ goal: GoalDraft) throws -> [JSONValue] {
+        try transaction { db in
+            var bankID: Int?
+            if let slug = goal.bank {
+                guard let row = try db.query("""
+                    SELECT id FROM banks b WHERE slug = \(slug) AND retired_at IS NULL
+                       AND \(unsafeRaw: BankSummary.playable("b", by: player))
+                    """).first else { throw StoreError(.unknownBank) }
+                bankID = try row.int("id")
+            }
+            try db.query("INSERT INTO player_progress (player_id) VALUES (\(player)::uuid) ON CONFLICT DO NOTHING")
+            // A goal already reached by this week's games counts as reached at once (no XP: it
+            // is granted when a game reaches it).
+            try db.query("""
+                WITH me AS (
+                    SELECT time_zone, date_trunc('week', player_day(now(), time_zone))::date AS week
+                      FROM player_progress WHERE player_id = \(player)::uuid)
+                INSERT INTO weekly_goals (player_id, week_start, kind, bank_id, target)
+                SELECT \(player)::uuid, me.week, \(goal.kind.rawValue), \(bankID), \(goal.target) FROM me
+                ON CONFLICT (player_id, week_start, kind, coalesce(bank_id, 0))
+                DO UPDATE SET target = excluded.target, set_at = now(), reached_at = NULL
+                """)
+            return try db.goals(player: player)
+        }
+    }
+
+    /// The player's goals of the current week, with progress.
+    public func goals(player: PlayerID) throws -> [JSONValue] {
+        try query("""
+            SELECT w.kind, b.slug AS bank, w.target, w.reached_at IS NOT NULL AS reached, w.week_start::text AS week,
+                   goal_progress(w.player_id, w.kind, w.bank_id, w.week_start, p.time_zone) AS progress
+              FROM weekly_goals w JOIN player_progress p ON p.player_id = w.player_id
+              LEFT JOIN banks b ON b.id = w.bank_id
+             WHERE w.player_id = \(player)::uuid AND w.week_start = date_trunc('week', player_day(now(), p.time_zone))::date
+             ORDER BY w.set_at
+            """).map { row in
+            .object([
+                "kind": .string(try row.string("kind")), "bank": row["bank"].map { .string($0) } ?? .null,
+                "target": .number(try row.int("target")), "progress": .number(try row.int("progress")),
+                "reached": .bool(try row.bool("reached")), "week_start": .string(try row.string("week")),
+            ])
+        }
+    }
+
+    /// The player's notifications, newest first (`before`: older than that id), and how many
+    /// are unseen.
+    public func notifications(player: PlayerID, limit: Int, before: Int64?) throws -> JSONObject {
+        let items = try query("""
+            SELECT notification_json(n)::text AS record FROM notifications n
+             WHERE n.player_id = \(player)::uuid AND (\(before)::bigint IS NULL OR n.id < \(before))
+             ORDER BY n.id DESC LIMIT \(limit)
+            """).map { try JSONParser.parse(try $0.string("record")) }
+        return ["notifications": .array(items), "unseen": .number(try unseenCount(player: player))]
+    }
+
+    /// Marks the player's notifications up to `upTo` seen (never back); returns the unseen count.
+    public func notificationsSeen(player: PlayerID, upTo: Int64) throws -> Int {
+        try query("""
+            INSERT INTO player_progress (player_id, notifications_seen) VALUES (\(player)::uuid, \(upTo))
+            ON CONFLICT (player_id) DO UPDATE
+               SET notifications_seen = greatest(player_progress.notifications_seen, excluded.notifications_seen)
+            """)
+        return try unseenCount(player: player)
+    }
+
+    func unseenCount(player: PlayerID) throws -> Int {
+        try query("""
+            SELECT count(*) AS n FROM notifications n
+             WHERE n.player_id = \(player)::uuid
+               AND n.id > coalesce((SELECT notifications_seen FROM player_progress WHERE player_id = \(player)::uuid), 0)
+            """)[0].int("n")
+    }
+
+    /// Points for a rating-over-time chart: the player's last `limit` rated games in the bank,
+    /// oldest first, each with the rating after it (and the start, 1500, is the client's).
+    public func ratingHistory(player: PlayerID, bank slug: String, limit: Int) throws -> [JSONValue] {
+        guard let bank = try bank(slug: slug) else { throw StoreError(.unknownBank) }
+        return try query("""
+            SELECT * FROM (
+                SELECT h.duel_id::text AS duel, \(unsafeRaw: SQLTime.ms("d.finished_at")) AS at,
+                       round(h.rating_before) AS before, round(h.rating_after) AS after, h.outcome
+                  FROM rating_history h JOIN duels d ON d.id = h.duel_id
+                 WHERE h.player_id = \(player)::uuid AND h.bank_id = \(bank.id)
+                 ORDER BY d.finished_at DESC LIMIT \(limit)) last
+             ORDER BY at
+            """).map { row in
+            .object([
+                "duel_id": .string(try row.string("duel")),
+                "at": .string(Timestamp.iso8601(ms: try row.int64("at"))),
+                "rating_before": .number(try row.int("before")), "rating": .number(try row.int("after")),
+                "outcome": .string(try row.string("outcome")),
+            ])
+        }
+    }
+
+    /// Accuracy, mean answer time and games by mode, of every game or of one bank's.
+    public func stats(player: PlayerID, bank slug: String?) throws -> JSONObject {
+        var bankID: Int?
+        if let slug {
+            guard let bank = try bank(slug: slug) else { throw StoreError(.unknownBank) }
+            bankID = bank.id
+        }
+        let answers = try query("""
+            SELECT count(*) AS answers, count(*) FILTER (WHERE a.correct) AS correct,
+                   coalesce(round(avg(a.elapsed_ms)), 0) AS mean_ms
+              FROM duel_answers a JOIN duels d ON d.id = a.duel_id
+             WHERE a.player_id = \(player)::uuid AND (\(bankID)::int IS NULL OR d.bank_id = \(bankID))
+            """)[0]
+        let games = try query("""
+            SELECT coalesce(sum(questions), 0) AS asked, coalesce(sum(correct), 0) AS right FROM game_progress
+             WHERE player_id = \(player)::uuid AND (\(bankID)::int IS NULL OR bank_id = \(bankID))
+            """)[0]
+        let asked = try games.int("asked"), right = try games.int("right")
+        var modes: JSONObject = ["ranked": 0, "room": 0, "challenge": 0, "practice": 0]
+        for row in try query("""
+            SELECT mode, count(*) AS n FROM game_progress
+             WHERE player_id = \(player)::uuid AND (\(bankID)::int IS NULL OR bank_id = \(bankID))
+             GROUP BY mode
+            """) {
+            modes[try row.string("mode")] = .number(try row.int("n"))
+        }
+        return [
+            "bank": slug.map { .string($0) } ?? .null,
+            "answers": .number(try answers.int("answers")), "correct": .number(try answers.int("correct")),
+            "questions_asked": .number(asked),
+            // Right answers over questions asked in finished games (an unanswered one counts as
+            // missed); null before the first finished game.
+            "accuracy": asked > 0 ? .decimal((Double(right) / Double(asked) * 1000).rounded() / 1000) : .null,
+            "mean_answer_ms": .number(try answers.int("mean_ms")),
+            "games_by_mode": .object(modes),
+        ]
+    }
+
+    /// Every achievement, in order, with when the player earned it (null: locked).
+    public func achievements(player: PlayerID) throws -> [JSONValue] {
+        try query("""
+            SELECT a.code, a.title, a.description,
+                   \(unsafeRaw: SQLTime.ms("pa.granted_at")) AS at
+              FROM achievements a
+              LEFT JOIN player_achievements pa ON pa.code = a.code AND pa.player_id = \(player)::uuid
+             ORDER BY a.sort
+            """).map { row in
+            .object([
+                "code": .string(try row.string("code")), "title": .string(try row.string("title")),
+                "description": .string(try row.string("description")),
+                "earned_at": try row.optionalInt64("at").map { .string(Timestamp.iso8601(ms: $0)) } ?? .null,
+            ])
+        }
+    }
+
+    /// Stores a notification for `player` and sends it live (`notify_player`, migration 015).
+    func notify(_ player: PlayerID, kind: String, _ data: JSONObject) throws {
+        try query("SELECT notify_player(\(player)::uuid, \(kind), \(JSONValue.object(data).serialized)::jsonb)")
+    }
+
+    /// Grants a player an achievement outside a game (publishing a quiz); once, with a notification.
+    func grantAchievement(_ player: PlayerID, _ code: String) throws {
+        try query("SELECT grant_achievement(\(player)::uuid, \(code))")
+    }
+}
