@@ -3,10 +3,11 @@
 // quizduel-client.js.
 import { QuizDuelClient } from "./quizduel-client.js";
 import { setupQuizzes } from "./quizzes.js";
+import { setupProgress } from "./progress.js";
 
 const $ = (id) => document.getElementById(id);
 const screens = ["auth", "home", "friends", "room", "matching", "duel", "end", "leaderboard", "profile", "history", "mistakes",
-  "quizzes", "quiz", "editor"];
+  "quizzes", "quiz", "editor", "notifications"];
 const state = {
   player: null,
   banks: [],
@@ -154,6 +155,11 @@ async function goHome() {
   show("home");
   note("home-note", "");
   $("me").textContent = state.player ? `Signed in as ${state.player.username}` : "";
+  // The greeting with the level (fresh: games since sign-in gave XP), and the bell's badge.
+  progress.greet(state.player);
+  client.profile().then((d) => { progress.greet(d.player); }, () => {});
+  progress.refreshBadge();
+  sendTimeZone();
   try { state.banks = (await client.banks()).banks; } catch { return; }
   const list = $("banks");
   list.replaceChildren(...state.banks.map((b) => el("li", {},
@@ -776,11 +782,20 @@ $("back").addEventListener("click", () => {
   else if (isSolo(state.duel) && state.practice?.mistakes) mistakes(); else goHome();
 });
 
+// The browser's time zone, for streak days: sent once per player and zone (profile_update).
+function sendTimeZone() {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const key = `${state.player?.id}:${zone}`;
+  if (!zone || !state.player || localStorage.getItem("quizduel.zone") === key) return;
+  client.profileUpdate(zone).then(() => localStorage.setItem("quizduel.zone", key), () => {});
+}
+
 // ---- other screens ----
 
 for (const b of document.querySelectorAll("[data-go]")) {
   b.addEventListener("click", () => ({ home: goHome, friends: friends, quizzes: () => quizScreens.quizzes(), leaderboard: leaderboard,
-    profile: profile, history: history, mistakes: mistakes })[b.dataset.go]());
+    profile: () => progress.profile(), history: history, mistakes: mistakes,
+    notifications: () => progress.notifications() })[b.dataset.go]());
 }
 
 // Bank pickers are filled once, from the banks list (read if not yet).
@@ -803,15 +818,6 @@ async function leaderboardList() {
   const entries = await client.leaderboard($("lb-bank").value, 20).then((d) => d.entries, () => []);
   $("lb-list").replaceChildren(...(entries.length ? entries.map((e) => el("li", {}, `${e.username} — ${e.rating} (${e.wins}/${e.games} won)`))
     : [el("li", { class: "muted" }, "Nobody has finished a duel here yet.")]));
-}
-
-async function profile() {
-  show("profile");
-  const p = await client.profile().then((d) => d.player, () => null);
-  if (!p) return;
-  const facts = [["Username", p.username], ["Games", p.games], ["Wins", p.wins], ["Losses", p.losses], ["Draws", p.draws], ["Total score", p.total_score],
-    ...Object.entries(p.ratings).map(([bank, rating]) => [`Rating: ${bank}`, rating])];
-  $("profile").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))]));
 }
 
 async function history() {
@@ -839,5 +845,6 @@ async function mistakes() {
 }
 
 const quizScreens = setupQuizzes({ client, state, $, el, show, note, practise, showRoom, roomError });
+const progress = setupProgress({ client, state, $, el, show, note, flash, fillBankSelects });
 
 client.connect();

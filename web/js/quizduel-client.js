@@ -87,6 +87,9 @@
 
 /** @typedef {"single" | "multiple" | "boolean" | "text" | "number"} QuestionType */
 
+/** @typedef {{kind: string, bank: string | null, target: number, progress: number, reached: boolean, week_start: string}} Goal */
+/** @typedef {{id: number, kind: string, data: Object, created_at: string}} Notification */
+
 /**
  * A quiz a player made (its id is its slug, `quiz`).
  * @typedef {Object} Quiz
@@ -797,6 +800,39 @@ export class QuizDuelClient {
 
   /** @param {string} quiz @param {string} reason @param {RequestOptions} [options] */
   reportQuiz(quiz, reason, options) { return this.request("report", { quiz, reason }, options); }
+
+  // ---- progress (docs/PROTOCOL.md, "Progress") -----------------------------
+
+  /** The zone your streak days count in (an IANA name). @param {string} timeZone @param {RequestOptions} [options] */
+  profileUpdate(timeZone, options) { return this.request("profile_update", { time_zone: timeZone }, options); }
+
+  /**
+   * A goal for this week. @param {{kind: "wins" | "games" | "correct_answers" | "mistakes_learned", bank?: string, target: number}} goal
+   * @param {RequestOptions} [options] @returns {Promise<{goals: Goal[]}>}
+   */
+  goalSet(goal, options) { return this.request("goal_set", goal, options); }
+
+  /** This week's goals with their progress. @param {RequestOptions} [options] @returns {Promise<{goals: Goal[]}>} */
+  goals(options) { return this.request("goals", {}, options); }
+
+  /**
+   * Your notifications, newest first, and how many are unseen.
+   * @param {number} [limit] @param {number} [before]  an id: older ones only @param {RequestOptions} [options]
+   * @returns {Promise<{notifications: Notification[], unseen: number}>}
+   */
+  notifications(limit = 20, before, options) { return this.request("notifications", { limit, before }, options); }
+
+  /** Clears the badge up to `upTo`. @param {number} upTo @param {RequestOptions} [options] @returns {Promise<{unseen: number}>} */
+  notificationsSeen(upTo, options) { return this.request("notifications_seen", { up_to: upTo }, options); }
+
+  /** Points for a rating chart. @param {string} bank @param {number} [limit] @param {RequestOptions} [options] */
+  ratingHistory(bank, limit = 100, options) { return this.request("rating_history", { bank, limit }, options); }
+
+  /** Accuracy, mean answer time, games by mode. @param {string} [bank] @param {RequestOptions} [options] */
+  stats(bank, options) { return this.request("stats", { bank }, options); }
+
+  /** Every achievement, earned or locked. @param {RequestOptions} [options] */
+  achievements(options) { return this.request("achievements", {}, options); }
 
   // ---- events ------------------------------------------------------------
 

@@ -115,11 +115,11 @@ extension PGConnection {
 }
 
 extension PGRow {
-    /// The answer stored in the columns `choice`, `choices`, `answer_text` and `answer_number`
-    /// (at most one is set); nil when none is.
-    func submission() throws -> Submission? {
+    /// The answer stored in the columns `choice`, `choices` (or `choicesColumn`), `answer_text`
+    /// and `answer_number` (at most one is set); nil when none is.
+    func submission(choicesColumn: String = "choices") throws -> Submission? {
         if let choice = optionalString("choice").flatMap({ Int($0) }) { return .choice(choice) }
-        if optionalString("choices") != nil { return .choices(try textArray("choices").compactMap { Int($0) }) }
+        if optionalString(choicesColumn) != nil { return .choices(try textArray(choicesColumn).compactMap { Int($0) }) }
         if let text = optionalString("answer_text") { return .text(text) }
         if optionalString("answer_number") != nil { return .number(try double("answer_number")) }
         return nil

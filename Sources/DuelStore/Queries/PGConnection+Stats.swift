@@ -44,31 +44,26 @@ extension PGConnection {
              ORDER BY n.finished_at DESC, n.question_index
              LIMIT \(limit)
             """).map { row in
-            // Version 1's fields first (`correct_choice` and `your_choice` are null for types
-            // without one choice), then the type, its key fields and the answer of any type.
-            let question = try DuelQuestion(row: row)
-            var answer: Submission?
-            if let choice = row["choice"].flatMap({ Int($0) }) {
-                answer = .choice(choice)
-            } else if row["picked"] != nil {
-                answer = .choices(try row.textArray("picked").compactMap { Int($0) })
-            } else if let text = row["answer_text"] {
-                answer = .text(text)
-            } else if row["answer_number"] != nil {
-                answer = .number(try row.double("answer_number"))
-            }
-            var fields: JSONObject = [
-                "question_id": .int(question.id), "prompt": .string(question.prompt),
-                "choices": .array(question.choices.map { .string($0) }),
-                "correct_choice": question.correctChoice.map { .number($0) } ?? .null,
-                "your_choice": answer?.choice.map { .number($0) } ?? .null,
-                "duel_id": .string(try row.string("duel")),
-                "type": .string(question.type.rawValue),
-            ]
-            for (name, value) in question.key.json.pairs where name != "correct_choice" { fields[name] = value }
-            fields["your_answer"] = answer?.json ?? .null
-            return .object(fields)
+            Self.mistake(try DuelQuestion(row: row), answer: try row.submission(choicesColumn: "picked"),
+                         duel: try row.string("duel"))
         }
+    }
+
+    /// One entry of `mistakes`: version 1's fields first (`correct_choice` and `your_choice` are
+    /// null for types without one choice), then the type, its key fields and the answer of any
+    /// type. (A function of its own: inlined in the row closure, it crashed the 6.3 optimizer.)
+    static func mistake(_ question: DuelQuestion, answer: Submission?, duel: String) -> JSONValue {
+        var fields: JSONObject = [
+            "question_id": .int(question.id), "prompt": .string(question.prompt),
+            "choices": .array(question.choices.map { .string($0) }),
+            "correct_choice": question.correctChoice.map { .number($0) } ?? .null,
+            "your_choice": answer?.choice.map { .number($0) } ?? .null,
+            "duel_id": .string(duel),
+            "type": .string(question.type.rawValue),
+        ]
+        for (name, value) in question.key.json.pairs where name != "correct_choice" { fields[name] = value }
+        fields["your_answer"] = answer?.json ?? .null
+        return .object(fields)
     }
 
     /// How many questions of the player's notebook practice made learned: learned, after a
