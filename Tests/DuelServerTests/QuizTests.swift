@@ -218,7 +218,15 @@ extension ServerTests {
 
             // Unpublished: out of the catalog and matchmaking, still in b's library; an
             // operator's reason reaches the owner.
+            // An operator resolving a report about the quiz tells its owner (issue 14).
+            let report = try db.query("SELECT report_id FROM ops.reported_quizzes WHERE quiz = \(slug)")[0].int64("report_id")
+            try db.query("SELECT ops.resolve_report(\(report))")
             try db.query("SELECT ops.unpublish_quiz(\(slug), 'copied')")
+            let told = try db.query("""
+                SELECT kind FROM notifications WHERE player_id = \(a.id)::uuid ORDER BY id
+                """).map { try $0.string("kind") }
+            #expect(told.contains("quiz_promoted") && told.contains("report_resolved") && told.contains("quiz_unpublished"))
+            #expect(told.contains("achievement"))  // quiz_author, at the first publish
             #expect(try await refusal(b, "queue", ["bank": .string(slug)]) == "unknown_bank")
             #expect(count(try await ok(b, "catalog", ["search": "Africa"])["quizzes"]) == 0)
             #expect(try await ok(b, "library")["quizzes"]?[0]?["published"] == false)

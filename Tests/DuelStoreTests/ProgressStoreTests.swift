@@ -133,4 +133,21 @@ import Testing
         #expect(Set(earned) == ["first_game", "first_win", "speedster", "goal_reached"])
         #expect(try connection.notifications(player: players[0], limit: 50, before: nil)["unseen"] == .number(kinds.count))
     }
+
+    @Test func oldNotificationsArePrunedByTheUpkeep() async throws {
+        let fixture = try StoreFixture(workers: 1)
+        let players = try await fixture.players(1, prefix: "n\(UUID().uuidString.prefix(6))")
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        try connection.notify(players[0], kind: "achievement", ["code": "first_game", "title": "First steps"])
+        try connection.notify(players[0], kind: "achievement", ["code": "first_win", "title": "First win"])
+        try connection.query("""
+            UPDATE notifications SET created_at = now() - interval '91 days'
+             WHERE player_id = \(players[0])::uuid AND data->>'code' = 'first_game'
+            """)
+        _ = try connection.runUpkeep(notificationRetentionDays: 90)
+        let left = try connection.notifications(player: players[0], limit: 10, before: nil)
+        guard case .array(let items)? = left["notifications"] else { Issue.record("no list"); return }
+        #expect(items.count == 1 && items[0]["data"]?["code"] == "first_win")
+    }
 }

@@ -5,7 +5,9 @@ every field written out, a two-question duel, a reconnect with auth and resume, 
 duel lost by forfeit, a room's game of three, a challenge declined and one accepted, a
 rematch, a duel of the other question types (issue 13: multiple, text, number, boolean) with
 the answers they refuse, a quiz a player makes (issue 13: every quiz op, from quiz_create to
-rate, with refusals), every other op once, and some deliberate bad input.
+rate, with refusals), progress (issue 14: player objects with XP, levels and streaks,
+notification events, every progress op with refusals), every other op once, and some
+deliberate bad input.
 
 `python Tests/schema/test_validator.py DIR` writes that transcript to DIR/transcript.jsonl
 (to try Tests/schema/run on it: FRAMES_DIR=DIR Tests/schema/run).
@@ -94,10 +96,60 @@ def iso(ms):
     return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{ms % 1000:03d}Z"
 
 
-def player(pid, name, games=0, wins=0, losses=0, draws=0, score=0, capitals=1500):
+# Issue 14: level titles, badge colours and lines by the level each starts at (migration 015).
+LEVELS = [(1, "Newcomer", "#6b7280", "You're just getting started."),
+          (3, "Learner", "#2563eb", "You're finding your feet."),
+          (5, "Scholar", "#059669", "Knowledge is piling up."),
+          (10, "Expert", "#d97706", "People ask you for answers now."),
+          (20, "Master", "#dc2626", "Few questions still surprise you."),
+          (35, "Grandmaster", "#7c3aed", "A quiz legend in the making."),
+          (50, "Legend", "#111827", "There is no quiz you fear.")]
+WEEK = "2025-11-17"  # the Monday of T0's week
+T_PROGRESS = T0 + 300_000
+
+
+def progress(xp=0, streak=(0, 0)):
+    """A player's progress fields as progress_json writes them (a jsonb object: keys by length)."""
+    level = 1
+    while 50 * (level + 1) * level <= xp:
+        level += 1
+    _, title, color, line = [row for row in LEVELS if row[0] <= level][-1]
+    return {"xp": xp, "level": level, "streak": {"best": streak[1], "current": streak[0]},
+            "level_xp": 50 * level * (level - 1), "level_line": line, "level_color": color, "level_title": title,
+            "next_level_xp": 50 * (level + 1) * level}
+
+
+def player(pid, name, games=0, wins=0, losses=0, draws=0, score=0, capitals=1500, xp=0, streak=(0, 0)):
     return {"id": pid, "username": name, "games": games, "wins": wins, "losses": losses, "draws": draws,
             "total_score": score, "ratings": {"chemical-elements": 1500, "general-science": 1500,
-                                              "world-capitals": capitals}}
+                                              "world-capitals": capitals}, **progress(xp, streak)}
+
+
+def jsonb_text(value):
+    """`value` as Postgres prints jsonb: keys by length, then bytes; ", " and ": " between."""
+    def ordered(v):
+        if isinstance(v, dict):
+            return {k: ordered(v[k]) for k in sorted(v, key=lambda k: (len(k.encode()), k.encode()))}
+        if isinstance(v, list):
+            return [ordered(x) for x in v]
+        return v
+    return json.dumps(ordered(value), ensure_ascii=False, separators=(", ", ": "))
+
+
+def notification(nid, kind, data, at_ms):
+    return {"id": nid, "kind": kind, "data": data, "created_at": iso(at_ms)}
+
+
+def notification_event(rec, server_ms=None):
+    """A notification event as notify_player builds it: commit_timestamp is the record's created_at."""
+    at = datetime.datetime.strptime(rec["created_at"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+    at_ms = round(at.timestamp() * 1000)
+    return {"op": "event", "event": "notification", "table": "notifications", "type": "INSERT",
+            "commit_timestamp": rec["created_at"], "server_time_ms": server_ms or at_ms + 1, "record": rec}
+
+
+def goal(kind, bank, target, done, reached=False):
+    return {"kind": kind, "bank": bank, "target": target, "progress": done, "reached": reached, "week_start": WEEK}
 
 
 def question(index, q, opens):
@@ -272,9 +324,9 @@ def transcript():
         {"rank": 1, "player": ADA, "username": "ada", "rating": 1662, "games": 1, "wins": 1},
         {"rank": 2, "player": BO, "username": "bob", "rating": 1338, "games": 1, "wins": 0}]}))
     log.out(a, {"op": "profile", "ref": 10})
-    log.inn(a, reply(10, {"player": player(ADA, "ada", 1, 1, 0, 0, 200, 1662)}))
+    log.inn(a, reply(10, {"player": player(ADA, "ada", 1, 1, 0, 0, 200, 1662, xp=50, streak=(1, 1))}))
     log.out(b, {"op": "profile", "ref": "s5", "player": ADA, "limit": None})
-    log.inn(b, reply("s5", {"player": player(ADA, "ada", 1, 1, 0, 0, 200, 1662)}))
+    log.inn(b, reply("s5", {"player": player(ADA, "ada", 1, 1, 0, 0, 200, 1662, xp=50, streak=(1, 1))}))
     log.out(a, {"op": "history", "ref": 11, "limit": 5})
     log.inn(a, reply(11, {"duels": [final]}))
     log.out(a, {"op": "mistakes", "ref": 12})
@@ -315,11 +367,13 @@ def transcript():
     rooms_challenges_and_rematch(log)
     typed_questions(log)
     quizzes(log)
+    progress_ops(log)
     # Sign out and in again.
     log.out(a, {"op": "logout", "ref": 15})
     log.inn(a, reply(15))
     log.out(a, {"op": "login", "ref": 16, "username": "ADA", "password": "correct horse"})
-    log.inn(a, reply(16, {"player": player(ADA, "ada", 2, 2, 0, 0, 200, 1671), "token": TOKEN_A[::-1]}))
+    log.inn(a, reply(16, {"player": player(ADA, "ada", 3, 2, 1, 0, 200, 1660, xp=450, streak=(1, 1)),
+                          "token": TOKEN_A[::-1]}))
     # Deliberate bad input, on a connection that never signs in.
     log.out(eve, "{nope")
     log.inn(eve, error(None, "bad_json", "invalid JSON at byte 1: expected a key"))
@@ -429,6 +483,7 @@ def rooms_challenges_and_rematch(log):
     log.out(b, {"op": "challenge", "ref": "s11", "username": "ADA", "bank": "world-capitals"})
     c1 = challenge(CH1, "pending", made=t2)
     to((b, a), row_event("challenge", "challenges", "INSERT", t2, c1))
+    log.inn(a, jsonb_text(notification_event(N1)))
     log.inn(b, reply("s11", {"challenge_id": CH1, "challenge": c1}))
     log.out(a, {"op": "challenges", "ref": 24})
     log.inn(a, reply(24, {"challenges": [c1]}))
@@ -439,6 +494,7 @@ def rooms_challenges_and_rematch(log):
     log.out(b, {"op": "challenge", "ref": "s12", "username": "ada", "bank": "world-capitals"})
     c2 = challenge(CH2, "pending", made=t2 + 2_000)
     to((b, a), row_event("challenge", "challenges", "INSERT", t2 + 2_000, c2))
+    log.inn(a, jsonb_text(notification_event(N2)))
     log.inn(b, reply("s12", {"challenge_id": CH2, "challenge": c2}))
     log.out(a, {"op": "challenge_accept", "ref": 26, "challenge_id": CH1})
     log.inn(a, error(26, "unknown_challenge", "that challenge was already declined"))
@@ -665,6 +721,123 @@ def quizzes(log):
     log.inn(a, reply("q20"))
 
 
+ACHIEVEMENTS = [
+    ("first_game", "First steps", "Finish your first game."),
+    ("first_win", "First win", "Win a game against others."),
+    ("perfect_game", "Perfect game", "Answer every question right in a game of five or more."),
+    ("speedster", "Quick draw", "Answer right within one second of a question opening."),
+    ("ranked_streak_5", "On a roll", "Win 5 ranked duels in a row."),
+    ("giant_slayer", "Giant slayer", "Beat a player rated 200 or more above you in a ranked duel."),
+    ("room_champion", "Room champion", "Win a room game of three or four players."),
+    ("games_50", "Regular", "Finish 50 games."),
+    ("bank_100", "Specialist", "Answer 100 questions right in one bank."),
+    ("learned_20", "Learner of mistakes", "Learn 20 questions of your mistakes notebook."),
+    ("streak_7", "Week of learning", "Play on 7 days in a row."),
+    ("level_10", "Expert", "Reach level 10."),
+    ("goal_reached", "Goal getter", "Reach a weekly goal."),
+    ("quiz_author", "Author", "Publish a quiz of your own."),
+    ("quiz_played_10", "Crowd pleaser", "Have a quiz you made played by 10 other players."),
+]
+# Ada's notifications (ids 1 and 2: the challenges Bo made her, sent in rooms_challenges_and_rematch;
+# 3, 6 and 7 went to others).
+N1 = notification(1, "challenge_received", {"challenge_id": CH1, "from": "bob", "bank": "world-capitals"}, T0 + 76_000)
+N2 = notification(2, "challenge_received", {"challenge_id": CH2, "from": "bob", "bank": "world-capitals"}, T0 + 78_000)
+N4 = notification(4, "achievement", {"code": "first_win", "title": "First win"}, T_PROGRESS)
+N5 = notification(5, "level_up", {"level": 3, "title": "Learner", "color": "#2563eb"}, T_PROGRESS)
+N8 = notification(8, "goal_reached", {"kind": "games", "bank": None, "target": 3, "xp": 100}, T_PROGRESS + 9_000)
+# One record of each kind, for the event tests.
+NOTIFICATIONS = {
+    "challenge_received": N1,
+    "challenge_expired": notification(9, "challenge_expired", {"challenge_id": CH1, "to": "ada", "bank": "world-capitals"},
+                                      T_PROGRESS),
+    "achievement": N4,
+    "level_up": N5,
+    "goal_reached": N8,
+    "report_resolved": notification(10, "report_resolved", {"quiz": QUIZ, "title": "Five types"}, T_PROGRESS),
+    "quiz_unpublished": notification(11, "quiz_unpublished", {"quiz": QUIZ, "title": "Five types", "reason": "copied"},
+                                     T_PROGRESS),
+    "quiz_promoted": notification(12, "quiz_promoted", {"quiz": QUIZ, "title": "Five types"}, T_PROGRESS),
+}
+POINTS = [
+    {"duel_id": DUEL, "at": iso(T0 + 12_060), "rating_before": 1500, "rating": 1662, "outcome": "win"},
+    {"duel_id": DUEL2, "at": iso(T0 + 41_500), "rating_before": 1662, "rating": 1671, "outcome": "win"},
+    {"duel_id": REMATCH_DUEL, "at": iso(T0 + 89_000), "rating_before": 1671, "rating": 1660, "outcome": "loss"},
+]
+STATS = {"bank": None, "answers": 8, "correct": 4, "questions_asked": 10, "accuracy": 0.4, "mean_answer_ms": 2140,
+         "games_by_mode": {"ranked": 4, "room": 1, "challenge": 1, "practice": 1}}
+
+
+def progress_ops(log):
+    """Issue 14: Ada's achievements and level come as notifications; she sets her time zone
+    (with profile_update, and once with auth), sets weekly goals, reads and clears her
+    notifications, her rating chart, statistics and achievements; Bo his statistics. Every
+    progress op once at least, with refusals (appended to the transcript)."""
+    a, b, a2 = "ada", "bo", "ada-2"
+    me = player(ADA, "ada", 3, 2, 1, 0, 200, 1660, xp=350, streak=(1, 1))
+    for rec in (N4, N5):
+        log.inn(a, jsonb_text(notification_event(rec)))
+    # Time zones: a name Postgres does not know is refused by the store, one with a dot by the decoder.
+    log.out(a, {"op": "profile_update", "ref": "p1", "time_zone": "Europe/Paris"})
+    log.inn(a, reply("p1", {"player": me, "time_zone": "Europe/Paris"}))
+    log.out(a, {"op": "profile_update", "ref": "p2", "time_zone": "Mars/Olympus"})
+    log.inn(a, error("p2", "bad_request", "time_zone: unknown time zone Mars/Olympus"))
+    log.out(a, {"op": "profile_update", "ref": "p3", "time_zone": "../../etc"})
+    log.inn(a, error("p3", "bad_request", "time_zone: must be an IANA time zone name, such as Europe/Paris"))
+    log.out(a2, {"op": "auth", "ref": 3, "token": TOKEN_A, "time_zone": "Asia/Tokyo"})
+    log.inn(a2, reply(3, {"player": me, "duel": None}))
+    # Weekly goals: one for all banks, one for a bank; refusals; a game reaches the first.
+    log.out(a, {"op": "goal_set", "ref": "p4", "kind": "games", "target": 3})
+    g1 = goal("games", None, 3, 2)
+    log.inn(a, reply("p4", {"goals": [g1]}))
+    log.out(a, {"op": "goal_set", "ref": "p5", "kind": "wins", "bank": "world-capitals", "target": 2})
+    g2 = goal("wins", "world-capitals", 2, 0)
+    log.inn(a, reply("p5", {"goals": [g1, g2]}))
+    log.out(a, {"op": "goal_set", "ref": "p6", "kind": "wins", "target": 0})
+    log.inn(a, error("p6", "bad_request", "target: must be between 1 and 10000"))
+    log.out(a, {"op": "goal_set", "ref": "p7", "kind": "naps", "target": 3})
+    log.inn(a, error("p7", "bad_request", "kind: must be wins, games, correct_answers or mistakes_learned"))
+    log.out(a, {"op": "goal_set", "ref": "p8", "kind": "wins", "bank": "nope", "target": 2})
+    log.inn(a, error("p8", "unknown_bank", "no such bank"))
+    log.inn(a, jsonb_text(notification_event(N8)))
+    log.out(a, {"op": "goals", "ref": "p9"})
+    log.inn(a, reply("p9", {"goals": [dict(g1, progress=3, reached=True), g2]}))
+    # Notifications a page at a time, then seen; refusals.
+    log.out(a, {"op": "notifications", "ref": "p10", "limit": 3})
+    log.inn(a, reply("p10", {"notifications": [N8, N5, N4], "unseen": 5}))
+    log.out(a, {"op": "notifications", "ref": "p11", "before": 4, "limit": None})
+    log.inn(a, reply("p11", {"notifications": [N2, N1], "unseen": 5}))
+    log.out(a, {"op": "notifications_seen", "ref": "p12", "up_to": 8})
+    log.inn(a, reply("p12", {"unseen": 0}))
+    log.out(a, {"op": "notifications", "ref": "p13", "limit": 101})
+    log.inn(a, error("p13", "bad_request", "limit: must be between 1 and 100"))
+    log.out(a, {"op": "notifications", "ref": "p14", "before": "x"})
+    log.inn(a, error("p14", "bad_request", "before: must be an integer"))
+    log.out(a, {"op": "notifications_seen", "ref": "p15"})
+    log.inn(a, error("p15", "bad_request", "up_to: is required"))
+    # The rating chart, statistics and achievements.
+    log.out(a, {"op": "rating_history", "ref": "p16", "bank": "world-capitals", "limit": 10})
+    log.inn(a, reply("p16", {"bank": "world-capitals", "points": POINTS}))
+    log.out(a, {"op": "rating_history", "ref": "p17"})
+    log.inn(a, error("p17", "bad_request", "bank: is required"))
+    log.out(a, {"op": "rating_history", "ref": "p18", "bank": "world-capitals", "limit": 501})
+    log.inn(a, error("p18", "bad_request", "limit: must be between 1 and 500"))
+    log.out(a, {"op": "rating_history", "ref": "p19", "bank": "nope"})
+    log.inn(a, error("p19", "unknown_bank", "no such bank"))
+    log.out(a, {"op": "stats", "ref": "p20"})
+    log.inn(a, reply("p20", STATS))
+    log.out(b, {"op": "stats", "ref": "u1", "bank": "world-capitals"})
+    log.inn(b, reply("u1", {"bank": "world-capitals", "answers": 3, "correct": 1, "questions_asked": 3,
+                            "accuracy": 0.333, "mean_answer_ms": 4500,
+                            "games_by_mode": {"ranked": 3, "room": 0, "challenge": 0, "practice": 0}}))
+    log.out(b, {"op": "stats", "ref": "u2", "bank": "nope"})
+    log.inn(b, error("u2", "unknown_bank", "no such bank"))
+    earned = {"first_game": T0 + 12_060, "first_win": T_PROGRESS, "quiz_author": T_QUIZ}
+    log.out(a, {"op": "achievements", "ref": "p21"})
+    log.inn(a, reply("p21", {"achievements": [
+        {"code": code, "title": title, "description": text, "earned_at": iso(earned[code]) if code in earned else None}
+        for code, title, text in ACHIEVEMENTS]}))
+
+
 def run(tmp_path, log, *args, name="frames.jsonl"):
     path = log.write(tmp_path / name)
     return vf.main([str(path), *args])
@@ -695,7 +868,7 @@ def test_schema_files_are_valid_draft_2020_12(name):
 
 def test_every_op_has_a_client_definition_and_a_reply_definition():
     schemas = vf.Schemas()
-    assert len(schemas.ops) == 41
+    assert len(schemas.ops) == 49
     assert schemas.reply_defs == schemas.ops
     for op in schemas.ops:
         assert schemas.contents["client-message.json"]["$defs"][op]["properties"]["op"] == {"const": op}
@@ -1601,7 +1774,7 @@ def test_quiz_replies_are_cross_checked(op, data, problem):
 def test_the_transcript_makes_a_quiz_with_every_quiz_op():
     checker = vf.Checker(vf.Schemas())
     ops = {checker.client_verdict(line["frame"]).op for line in transcript().lines if line["dir"] == "out"}
-    assert set(vf.Schemas().ops[25:]) <= ops
+    assert set(vf.Schemas().ops[25:41]) <= ops
 
 
 @pytest.mark.parametrize("ref, change, expected", [
@@ -1656,6 +1829,482 @@ def test_coverage_requires_the_quiz_ops(tmp_path, capsys):
     assert run(tmp_path, log, "--require-coverage") == 1
     out = capsys.readouterr().out
     assert "ops not seen: library" in out and "replies not seen: library" in out
+
+
+# --- progress (issue 14) -------------------------------------------------------------------------
+
+PROGRESS_OPS = ["profile_update", "goal_set", "goals", "notifications", "notifications_seen", "rating_history", "stats",
+                "achievements"]
+
+
+def test_the_progress_ops_and_the_notification_event_are_in_the_schema():
+    schemas = vf.Schemas()
+    assert schemas.ops[41:] == PROGRESS_OPS
+    assert schemas.event_kinds[-1] == "notification" and vf.PLAYER_EVENTS["notification"] == "notification_event"
+    defs = schemas.contents["defs.json"]["$defs"]
+    assert set(defs["notification_kind"]["enum"]) == set(NOTIFICATIONS)
+    assert {"xp", "level", "level_title", "level_color", "level_line", "level_xp", "next_level_xp",
+            "streak"} <= set(defs["player"]["required"])
+
+
+def test_the_transcript_uses_every_progress_op():
+    checker = vf.Checker(vf.Schemas())
+    ops = {checker.client_verdict(line["frame"]).op for line in transcript().lines if line["dir"] == "out"}
+    assert set(PROGRESS_OPS) <= ops
+
+
+@pytest.mark.parametrize("frame", [
+    {"op": "profile_update", "time_zone": "Europe/Paris"},
+    {"op": "profile_update", "time_zone": "UTC"},
+    {"op": "profile_update", "time_zone": "Etc/GMT+5"},
+    {"op": "profile_update", "time_zone": "America/Argentina/Buenos_Aires"},
+    {"op": "profile_update", "time_zone": "Mars/Olympus"},  # the store's check, not the decoder's
+    {"op": "profile_update", "time_zone": "z" * 64},
+    {"op": "auth", "token": "t", "time_zone": "Asia/Tokyo"},
+    {"op": "auth", "token": "t", "time_zone": None},
+    {"op": "goal_set", "kind": "wins", "target": 1},
+    {"op": "goal_set", "kind": "mistakes_learned", "bank": "world-capitals", "target": 10000},
+    {"op": "goal_set", "kind": "games", "bank": None, "target": 3.0},
+    {"op": "goal_set", "kind": "correct_answers", "bank": "x" * 128, "target": 50},
+    {"op": "goals", "ref": "g"},
+    {"op": "notifications"},
+    {"op": "notifications", "limit": 1},
+    {"op": "notifications", "limit": 100, "before": -5},
+    {"op": "notifications", "limit": None, "before": None},
+    {"op": "notifications", "before": 2**63 - 1},
+    {"op": "notifications_seen", "up_to": 0},
+    {"op": "notifications_seen", "up_to": -1},
+    {"op": "rating_history", "bank": "world-capitals"},
+    {"op": "rating_history", "bank": "x", "limit": 500},
+    {"op": "rating_history", "bank": "x", "limit": None},
+    {"op": "stats"},
+    {"op": "stats", "bank": None},
+    {"op": "stats", "bank": "world-capitals"},
+    {"op": "achievements"},
+])
+def test_client_schema_accepts_the_progress_ops(frame):
+    validator = vf.Schemas().client()
+    assert validator.is_valid(frame), vf.describe(validator.iter_errors(frame))
+
+
+@pytest.mark.parametrize("frame", [
+    {"op": "profile_update"},
+    {"op": "profile_update", "time_zone": None},
+    {"op": "profile_update", "time_zone": ""},
+    {"op": "profile_update", "time_zone": "a b"},
+    {"op": "profile_update", "time_zone": "../../etc"},
+    {"op": "profile_update", "time_zone": "Europe/Paris\n"},
+    {"op": "profile_update", "time_zone": "Europe/Zürich"},
+    {"op": "profile_update", "time_zone": "z" * 65},
+    {"op": "profile_update", "time_zone": 1},
+    {"op": "auth", "token": "t", "time_zone": "a b"},
+    {"op": "auth", "token": "t", "time_zone": ""},
+    {"op": "goal_set", "kind": "wins", "target": 0},
+    {"op": "goal_set", "kind": "wins", "target": 10001},
+    {"op": "goal_set", "kind": "wins", "target": 1.5},
+    {"op": "goal_set", "kind": "wins", "target": "3"},
+    {"op": "goal_set", "kind": "wins"},
+    {"op": "goal_set", "kind": "wins", "target": None},
+    {"op": "goal_set", "kind": "naps", "target": 3},
+    {"op": "goal_set", "kind": "Wins", "target": 3},
+    {"op": "goal_set", "target": 3},
+    {"op": "goal_set", "kind": "wins", "bank": "x" * 129, "target": 3},
+    {"op": "goal_set", "kind": "wins", "bank": 7, "target": 3},
+    {"op": "notifications", "limit": 101},
+    {"op": "notifications", "limit": 0},
+    {"op": "notifications", "before": "x"},
+    {"op": "notifications", "before": 2**63},
+    {"op": "notifications", "before": 1.5},
+    {"op": "notifications_seen"},
+    {"op": "notifications_seen", "up_to": None},
+    {"op": "notifications_seen", "up_to": "8"},
+    {"op": "rating_history"},
+    {"op": "rating_history", "bank": None},
+    {"op": "rating_history", "bank": "x", "limit": 501},
+    {"op": "rating_history", "bank": "x", "limit": 0},
+    {"op": "rating_history", "bank": "x" * 129},
+    {"op": "stats", "bank": 5},
+    {"op": "stats", "bank": "x" * 129},
+])
+def test_client_schema_refuses_bad_progress_ops(frame):
+    assert not vf.Schemas().client().is_valid(frame)
+
+
+def test_notification_ids_are_read_as_the_server_reads_them():
+    checker = vf.Checker(vf.Schemas())
+    assert checker.client_verdict('{"op":"notifications_seen","up_to":8.0}').valid
+    assert checker.client_verdict('{"op":"notifications","before":10000000000000000}').valid
+    assert not checker.client_verdict('{"op":"notifications","before":1e16}').valid
+    assert not checker.client_verdict('{"op":"notifications_seen","up_to":1e16}').valid
+
+
+@pytest.mark.parametrize("xp, level", [(0, 1), (99, 1), (100, 2), (299, 2), (300, 3), (1_000, 5), (4_499, 9),
+                                       (4_500, 10), (123_456_789, 1571)])
+def test_levels_follow_the_curve(xp, level):
+    assert vf.level_of(xp) == level
+    assert vf.level_xp(level) <= xp < vf.level_xp(level + 1)
+    assert vf.level_title(level) == [row for row in LEVELS if row[0] <= level][-1][1]
+
+
+@pytest.mark.parametrize("xp, streak", [(0, (0, 0)), (70, (1, 1)), (100, (0, 3)), (350, (2, 2)), (4_500, (7, 9)),
+                                        (245_000, (0, 0)), (10**12, (365, 400))])
+def test_player_objects_with_progress_are_valid(xp, streak):
+    data = {"player": player(ADA, "ada", xp=xp, streak=streak)}
+    validator = vf.Schemas().reply("profile")
+    assert validator.is_valid(data), vf.describe(validator.iter_errors(data))
+    assert vf.reply_problems("profile", data) == []
+
+
+def with_player(**changes):
+    base = player(ADA, "ada", xp=350, streak=(2, 3))
+    for name, value in changes.items():
+        if value is None:
+            base.pop(name)
+        else:
+            base[name] = value
+    return {"player": base}
+
+
+@pytest.mark.parametrize("data", [
+    with_player(xp=None),
+    with_player(level=None),
+    with_player(level_title=None),
+    with_player(level_color=None),
+    with_player(level_line=None),
+    with_player(level_xp=None),
+    with_player(next_level_xp=None),
+    with_player(streak=None),
+    {"player": {k: v for k, v in player(ADA, "ada").items() if k not in progress()}},  # version 1's player object
+    with_player(xp=-1),
+    with_player(xp=350.5),
+    with_player(level=0),
+    with_player(level="3"),
+    with_player(level_title=""),
+    with_player(level_color="#2563EB"),
+    with_player(level_color="2563eb"),
+    with_player(level_color="#2563eb\n"),
+    with_player(level_color="#25e"),
+    with_player(level_xp=-100),
+    with_player(next_level_xp=0),
+    with_player(streak={"current": 1}),
+    with_player(streak={"current": -1, "best": 0}),
+    with_player(streak={"current": 1, "best": 1, "days": []}),
+    with_player(streak=[1, 1]),
+    with_player(time_zone="Europe/Paris"),
+])
+def test_bad_player_objects_are_refused(data):
+    assert not vf.Schemas().reply("profile").is_valid(data)
+
+
+@pytest.mark.parametrize("data, problem", [
+    (with_player(next_level_xp=300), "player.next_level_xp: not above level_xp"),
+    (with_player(next_level_xp=250), "player.next_level_xp: 250, but level 4 starts at 600"),
+    (with_player(level=2), "player.level: 2, but 350 XP is level 3"),
+    (with_player(xp=299), "player.level: 3, but 299 XP is level 2"),
+    (with_player(xp=600), "player.level: 3, but 600 XP is level 4"),
+    (with_player(level_xp=250), "player.level_xp: 250, but level 3 starts at 300"),
+    (with_player(level_title="Newcomer"), "player.level_title: 'Newcomer', but level 3 is 'Learner'"),
+    (with_player(streak={"current": 4, "best": 3}), "player.streak: best below current"),
+])
+def test_player_objects_are_cross_checked(data, problem):
+    assert vf.Schemas().reply("profile").is_valid(data)
+    assert problem in vf.reply_problems("profile", data), vf.reply_problems("profile", data)
+    assert problem in vf.reply_problems("profile_update", dict(data, time_zone="UTC"))
+
+
+@pytest.mark.parametrize("kind", list(NOTIFICATIONS))
+def test_notification_events_of_every_kind_are_valid(kind):
+    frame = json.loads(jsonb_text(notification_event(NOTIFICATIONS[kind])))
+    validator = vf.Schemas().server()
+    assert validator.is_valid(frame), vf.describe(validator.iter_errors(frame))
+    assert vf.notification_problems(frame["record"]) == []
+
+
+def edited_notification(kind, change):
+    frame = notification_event(copy.deepcopy(NOTIFICATIONS[kind]))
+    change(frame, frame["record"], frame["record"]["data"])
+    return frame
+
+
+@pytest.mark.parametrize("kind, change", [
+    ("achievement", lambda f, r, d: r.update(kind="spam")),
+    ("achievement", lambda f, r, d: r.update(kind="level_up")),
+    ("achievement", lambda f, r, d: d.update(level=3)),
+    ("achievement", lambda f, r, d: d.pop("title")),
+    ("achievement", lambda f, r, d: d.update(code="First Win")),
+    ("achievement", lambda f, r, d: r.update(id=0)),
+    ("achievement", lambda f, r, d: r.update(id="4")),
+    ("achievement", lambda f, r, d: r.update(created_at="2025-11-21 22:45:00")),
+    ("achievement", lambda f, r, d: r.pop("data")),
+    ("achievement", lambda f, r, d: r.update(data=None)),
+    ("achievement", lambda f, r, d: r.update(seen=False)),
+    ("achievement", lambda f, r, d: f.update(seq=1)),
+    ("achievement", lambda f, r, d: f.update(duel_id=DUEL)),
+    ("achievement", lambda f, r, d: f.update(type="UPDATE")),
+    ("achievement", lambda f, r, d: f.update(table="notification")),
+    ("achievement", lambda f, r, d: f.pop("server_time_ms")),
+    ("level_up", lambda f, r, d: d.update(level=1)),
+    ("level_up", lambda f, r, d: d.update(color="#2563EB")),
+    ("level_up", lambda f, r, d: d.update(colour="#2563eb")),
+    ("goal_reached", lambda f, r, d: d.update(kind="naps")),
+    ("goal_reached", lambda f, r, d: d.update(target=0)),
+    ("goal_reached", lambda f, r, d: d.pop("bank")),
+    ("goal_reached", lambda f, r, d: d.update(bank="World Capitals")),
+    ("goal_reached", lambda f, r, d: d.update(xp=-100)),
+    ("challenge_received", lambda f, r, d: d.update(challenge_id="not-a-uuid")),
+    ("challenge_received", lambda f, r, d: d.update(to="ada")),
+    ("challenge_received", lambda f, r, d: d.update(**{"from": {"id": BO, "username": "bob"}})),
+    ("challenge_expired", lambda f, r, d: d.pop("to")),
+    ("report_resolved", lambda f, r, d: d.update(quiz="world-capitals")),
+    ("quiz_unpublished", lambda f, r, d: d.pop("reason")),
+    ("quiz_unpublished", lambda f, r, d: d.update(reason="")),
+    ("quiz_promoted", lambda f, r, d: d.update(title="")),
+    ("quiz_promoted", lambda f, r, d: d.update(reason="copied")),
+])
+def test_bad_notification_events_are_refused(kind, change):
+    assert not vf.Schemas().server().is_valid(edited_notification(kind, change))
+
+
+@pytest.mark.parametrize("kind, change, problem", [
+    ("achievement", lambda f, r, d: f.update(commit_timestamp=iso(T_PROGRESS + 1)),
+     "notification: commit_timestamp differs from record.created_at"),
+    ("level_up", lambda f, r, d: d.update(title="Scholar"), "data.title: 'Scholar', but level 3 is 'Learner'"),
+    ("level_up", lambda f, r, d: d.update(level=10), "data.title: 'Learner', but level 10 is 'Expert'"),
+])
+def test_notification_events_are_cross_checked(tmp_path, capsys, kind, change, problem):
+    log = transcript()
+    log.inn("ada", jsonb_text(edited_notification(kind, change)))
+    assert run(tmp_path, log) == 1
+    assert problem in capsys.readouterr().out
+
+
+def test_notification_events_are_read_whatever_their_key_order(tmp_path):
+    log = transcript()
+    frames = [json.loads(line["frame"]) for line in log.lines if line["dir"] == "in" and '"notification"' in line["frame"]]
+    assert any(line["frame"].startswith('{"op": "event", "type": "INSERT", "event": "notification"')
+               for line in log.lines)
+    assert frames and all(list(f) != list(notification_event(f["record"])) for f in frames if f.get("event"))
+    assert run(tmp_path, log, "--require-coverage") == 0
+
+
+def test_coverage_requires_the_notification_event(tmp_path, capsys):
+    log = transcript()
+    log.lines = [line for line in log.lines if '"event": "notification"' not in line["frame"]]
+    assert run(tmp_path, log) == 0
+    assert run(tmp_path, log, "--require-coverage") == 1
+    assert "events not seen: notification" in capsys.readouterr().out
+
+
+def test_coverage_requires_the_progress_ops(tmp_path, capsys):
+    log = transcript()
+    log.lines = [line for line in log.lines if '"op":"stats"' not in line["frame"]]
+    assert run(tmp_path, log, "--require-coverage") == 1
+    out = capsys.readouterr().out
+    assert "ops not seen: stats" in out and "replies not seen: stats" in out
+
+
+@pytest.mark.parametrize("op, data", [
+    ("profile_update", {"player": player(ADA, "ada", xp=350, streak=(1, 1)), "time_zone": "Europe/Paris"}),
+    ("goal_set", {"goals": [goal("games", None, 3, 2)]}),
+    ("goal_set", {"goals": [goal("games", None, 3, 5, True), goal("wins", "world-capitals", 10000, 0)]}),
+    ("goals", {"goals": []}),
+    ("goals", {"goals": [goal("correct_answers", QUIZ, 100, 120, True), goal("mistakes_learned", None, 1, 0)]}),
+    ("notifications", {"notifications": [], "unseen": 0}),
+    ("notifications", {"notifications": [N8, N5, N4, N2, N1], "unseen": 3}),
+    ("notifications", {"notifications": [NOTIFICATIONS[k] for k in sorted(NOTIFICATIONS, key=lambda k: -NOTIFICATIONS[k]["id"])],
+                       "unseen": 8}),
+    ("notifications_seen", {"unseen": 0}),
+    ("notifications_seen", {"unseen": 12}),
+    ("rating_history", {"bank": "world-capitals", "points": POINTS}),
+    ("rating_history", {"bank": QUIZ, "points": []}),
+    ("rating_history", {"bank": "world-capitals", "points": [dict(POINTS[0], outcome="draw", rating=1500)]}),
+    ("stats", STATS),
+    ("stats", dict(STATS, bank="world-capitals", accuracy=1)),
+    ("stats", dict(STATS, accuracy=0, correct=0)),
+    ("stats", {"bank": None, "answers": 0, "correct": 0, "questions_asked": 0, "accuracy": None, "mean_answer_ms": 0,
+               "games_by_mode": {"ranked": 0, "room": 0, "challenge": 0, "practice": 0}}),
+    ("stats", {"bank": None, "answers": 0, "correct": 0, "questions_asked": 0, "accuracy": None, "mean_answer_ms": 0,
+               "games_by_mode": {"ranked": 0, "room": 0, "challenge": 0, "practice": 1}}),
+    ("achievements", {"achievements": []}),
+    ("achievements", {"achievements": [{"code": "first_win", "title": "First win", "description": "Win a game.",
+                                        "earned_at": iso(T0)},
+                                       {"code": "streak_7", "title": "Week of learning", "description": "Play.",
+                                        "earned_at": None}]}),
+])
+def test_progress_replies_are_valid(op, data):
+    validator = vf.Schemas().reply(op)
+    assert validator.is_valid(data), vf.describe(validator.iter_errors(data))
+    assert vf.reply_problems(op, data) == []
+
+
+@pytest.mark.parametrize("op, data", [
+    ("profile_update", {"player": player(ADA, "ada")}),
+    ("profile_update", {"player": player(ADA, "ada"), "time_zone": "a b"}),
+    ("profile_update", {"player": player(ADA, "ada"), "time_zone": None}),
+    ("profile_update", {"time_zone": "UTC"}),
+    ("goal_set", {"goals": []}),
+    ("goal_set", {}),
+    ("goals", {"goals": [goal("naps", None, 3, 0)]}),
+    ("goals", {"goals": [goal("wins", None, 0, 0)]}),
+    ("goals", {"goals": [goal("wins", None, 10001, 0)]}),
+    ("goals", {"goals": [goal("wins", "World Capitals", 3, 0)]}),
+    ("goals", {"goals": [goal("wins", None, 3, -1)]}),
+    ("goals", {"goals": [goal("wins", None, 3, 0, None)]}),
+    ("goals", {"goals": [dict(goal("wins", None, 3, 0), week_start="2025-11-17T00:00:00.000Z")]}),
+    ("goals", {"goals": [dict(goal("wins", None, 3, 0), week_start="17/11/2025")]}),
+    ("goals", {"goals": [{k: v for k, v in goal("wins", None, 3, 0).items() if k != "bank"}]}),
+    ("goals", {"goals": [dict(goal("wins", None, 3, 0), set_at=iso(T0))]}),
+    ("notifications", {"notifications": [N4]}),
+    ("notifications", {"notifications": [N4], "unseen": -1}),
+    ("notifications", {"notifications": [dict(N4, kind="spam")], "unseen": 1}),
+    ("notifications", {"notifications": [dict(N4, data={"level": 3})], "unseen": 1}),
+    ("notifications", {"notifications": [N4] * 101, "unseen": 1}),
+    ("notifications_seen", {}),
+    ("notifications_seen", {"unseen": None}),
+    ("rating_history", {"points": POINTS}),
+    ("rating_history", {"bank": None, "points": POINTS}),
+    ("rating_history", {"bank": "world-capitals", "points": [dict(POINTS[0], outcome="won")]}),
+    ("rating_history", {"bank": "world-capitals", "points": [dict(POINTS[0], rating=1662.5)]}),
+    ("rating_history", {"bank": "world-capitals", "points": [dict(POINTS[0], at=T0)]}),
+    ("rating_history", {"bank": "world-capitals", "points": [{k: v for k, v in POINTS[0].items() if k != "rating_before"}]}),
+    ("rating_history", {"bank": "world-capitals", "points": [dict(POINTS[0], bank="world-capitals")]}),
+    ("rating_history", {"bank": "world-capitals", "points": POINTS * 167}),
+    ("stats", dict(STATS, accuracy=1.2)),
+    ("stats", dict(STATS, accuracy=-0.1)),
+    ("stats", dict(STATS, accuracy=None)),
+    ("stats", dict(STATS, accuracy="0.4")),
+    ("stats", dict(STATS, questions_asked=0)),
+    ("stats", dict(STATS, mean_answer_ms=-1)),
+    ("stats", dict(STATS, games_by_mode={"ranked": 4, "room": 1, "challenge": 1})),
+    ("stats", dict(STATS, games_by_mode={"ranked": 4, "room": 1, "challenge": 1, "practice": 1, "duel": 0})),
+    ("stats", {k: v for k, v in STATS.items() if k != "bank"}),
+    ("achievements", {"achievements": [{"code": "first_win", "title": "First win", "description": "x"}]}),
+    ("achievements", {"achievements": [{"code": "first_win", "title": "First win", "description": "x",
+                                        "earned_at": "yesterday"}]}),
+    ("achievements", {"achievements": [{"code": "First win", "title": "First win", "description": "x",
+                                        "earned_at": None}]}),
+    ("achievements", {}),
+])
+def test_bad_progress_replies_are_refused(op, data):
+    assert not vf.Schemas().reply(op).is_valid(data)
+
+
+@pytest.mark.parametrize("op, data, request_, problem", [
+    ("profile_update", {"player": player(ADA, "ada"), "time_zone": "UTC"}, {"time_zone": "Europe/Paris"},
+     "time_zone: 'UTC', not the one sent ('Europe/Paris')"),
+    ("goal_set", {"goals": [goal("games", None, 3, 2)]}, {"kind": "wins", "target": 3},
+     "goals: no wins goal for bank null, the one set"),
+    ("goal_set", {"goals": [goal("wins", None, 3, 2)]}, {"kind": "wins", "bank": "world-capitals", "target": 3},
+     'goals: no wins goal for bank "world-capitals", the one set'),
+    ("goal_set", {"goals": [goal("wins", None, 5, 2)]}, {"kind": "wins", "target": 3},
+     "goals: the wins goal set is not at its new target, unreached"),
+    ("goal_set", {"goals": [goal("wins", None, 3, 4, True)]}, {"kind": "wins", "target": 3},
+     "goals: the wins goal set is not at its new target, unreached"),
+    ("goals", {"goals": [goal("wins", None, 3, 0), dict(goal("games", None, 3, 0), week_start="2025-11-24")]}, None,
+     "goals: of more than one week"),
+    ("goals", {"goals": [dict(goal("wins", None, 3, 0), week_start="2025-11-21")]}, None,
+     "goals[0].week_start: 2025-11-21 is no Monday"),
+    ("goals", {"goals": [goal("wins", None, 3, 0), goal("wins", None, 5, 0)]}, None,
+     "goals: the same kind and bank twice"),
+    ("notifications", {"notifications": [N4, N5], "unseen": 2}, None, "notifications: not newest first"),
+    ("notifications", {"notifications": [N4, N4], "unseen": 2}, None, "notifications: not newest first"),
+    ("notifications", {"notifications": [N5, N4, N2], "unseen": 2}, {"limit": 2},
+     "notifications: 3, more than the limit of 2"),
+    ("notifications", {"notifications": [N5, N4, N2], "unseen": 2}, {"before": 5},
+     "notifications: an id not below before (5)"),
+    ("notifications", {"notifications": [dict(N5, data=dict(N5["data"], title="Expert"))], "unseen": 1}, None,
+     "notifications[0]: data.title: 'Expert', but level 3 is 'Learner'"),
+    ("rating_history", {"bank": "general-science", "points": []}, {"bank": "world-capitals"},
+     "bank: 'general-science', not the one asked for"),
+    ("rating_history", {"bank": "world-capitals", "points": POINTS[::-1]}, None, "points: not oldest first"),
+    ("rating_history", {"bank": "world-capitals", "points": POINTS[:1] * 2}, None, "points: the same duel twice"),
+    ("rating_history", {"bank": "world-capitals", "points": POINTS}, {"bank": "world-capitals", "limit": 2},
+     "points: 3, more than the limit of 2"),
+    ("stats", STATS, {"bank": "world-capitals"}, 'bank: null, not the one asked for'),
+    ("stats", dict(STATS, bank="world-capitals"), {}, 'bank: "world-capitals", not the one asked for'),
+    ("stats", dict(STATS, correct=9), None, "correct: more than answers"),
+    ("stats", dict(STATS, answers=0, correct=0), None, "mean_answer_ms: set without answers"),
+    ("stats", dict(STATS, accuracy=0.4004), None, "accuracy: 0.4004, more than three decimals"),
+    ("stats", dict(STATS, games_by_mode={"ranked": 0, "room": 0, "challenge": 0, "practice": 0}), None,
+     "questions_asked: questions of no game"),
+    ("achievements", {"achievements": [{"code": "first_win", "title": "First win", "description": "x",
+                                        "earned_at": None}] * 2}, None, "achievements: the same code twice"),
+])
+def test_progress_replies_are_cross_checked(op, data, request_, problem):
+    assert vf.Schemas().reply(op).is_valid(data)
+    problems = vf.reply_problems(op, data, request_)
+    assert any(p.startswith(problem) for p in problems), problems
+
+
+@pytest.mark.parametrize("ref, conn, change, expected", [
+    ("p1", "ada", lambda d: d["player"].update(level=4), "profile_update reply: player.level: 4, but 350 XP is level 3"),
+    ("p1", "ada", lambda d: d.update(time_zone="Asia/Tokyo"), "profile_update reply: time_zone: 'Asia/Tokyo'"),
+    ("p4", "ada", lambda d: d["goals"][0].update(kind="wins"), "goal_set reply: goals: no games goal"),
+    ("p5", "ada", lambda d: d["goals"][1].update(week_start="2025-11-10"), "goal_set reply: goals: of more than one week"),
+    ("p9", "ada", lambda d: d["goals"][0].update(reached="yes"), "replies.json#/$defs/goals: $.data.goals[0].reached"),
+    ("p10", "ada", lambda d: d["notifications"].append(N2), "notifications reply: notifications: 4, more than the limit of 3"),
+    ("p11", "ada", lambda d: d["notifications"].insert(0, N4), "notifications reply: notifications: an id not below before (4)"),
+    ("p11", "ada", lambda d: d["notifications"][0].update(kind="spam"), "replies.json#/$defs/notifications"),
+    ("p12", "ada", lambda d: d.update(unseen=None), "replies.json#/$defs/notifications_seen"),
+    ("p16", "ada", lambda d: d.update(bank="general-science"), "rating_history reply: bank: 'general-science'"),
+    ("p20", "ada", lambda d: d.update(accuracy=None), "replies.json#/$defs/stats"),
+    ("u1", "bo", lambda d: d.update(bank=None), "stats reply: bank: null, not the one asked for"),
+    ("p21", "ada", lambda d: d["achievements"][0].pop("earned_at"), "replies.json#/$defs/achievements"),
+    (3, "ada-2", lambda d: d["player"].update(next_level_xp=300), "auth reply: player.next_level_xp: not above level_xp"),
+    (16, "ada", lambda d: d["player"]["streak"].update(best=0), "login reply: player.streak: best below current"),
+    (2, "ada", lambda d: d["player"].pop("streak"), "replies.json#/$defs/signup: $.data.player"),
+])
+def test_progress_replies_in_a_log_are_checked(tmp_path, capsys, ref, conn, change, expected):
+    log = transcript()
+    index = line_of(log, conn, "in", lambda f: f.get("ref") == ref and f["op"] == "reply"
+                    and (ref not in (2, 16) or "player" in f["data"]))
+    edit(log, index, lambda f: change(f["data"]))
+    assert run(tmp_path, log) == 1
+    out = capsys.readouterr().out
+    assert f"frames.jsonl:{index + 1}" in out and expected in out
+
+
+@pytest.mark.parametrize("ref, conn, message, ok", [
+    ("p2", "ada", "time_zone: unknown time zone Mars/Olympus", True),
+    ("p2", "ada", "time_zone: unknown time zone Europe/Paris", False),
+    ("p2", "ada", "time_zone: must be an IANA time zone name, such as Europe/Paris", False),
+    ("p3", "ada", "time_zone: anything at all", True),  # ../../etc: the schema refuses it too
+    ("p6", "ada", "target: must be between 1 and 10000", True),
+    ("p13", "ada", "limit: must be between 1 and 100", True),
+])
+def test_state_dependent_bad_requests_of_time_zones_only(tmp_path, capsys, ref, conn, message, ok):
+    log = transcript()
+    index = line_of(log, conn, "in", lambda f: f.get("ref") == ref and f["op"] == "error")
+    edit(log, index, lambda f: f.update(message=message))
+    assert run(tmp_path, log) == (0 if ok else 1)
+    if not ok:
+        assert "which the schema accepts" in capsys.readouterr().out
+
+
+def test_an_unknown_time_zone_at_auth_may_be_refused(tmp_path, capsys):
+    log = transcript()
+    log.out("ada-3", {"op": "auth", "ref": 1, "token": TOKEN_A, "time_zone": "Mars/Olympus"})
+    log.inn("ada-3", error(1, "bad_request", "time_zone: unknown time zone Mars/Olympus"))
+    assert run(tmp_path, log) == 0
+    log.out("ada-3", {"op": "auth", "ref": 2, "token": TOKEN_A})
+    log.inn("ada-3", error(2, "bad_request", "time_zone: unknown time zone Mars/Olympus"))
+    assert run(tmp_path, log) == 1
+    assert "which the schema accepts" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("frame, data", [
+    ({"op": "goal_set", "kind": "wins", "target": 0}, {"goals": [goal("wins", None, 3, 0)]}),
+    ({"op": "profile_update", "time_zone": "a b"}, {"player": player(ADA, "ada"), "time_zone": "a b"}),
+    ({"op": "notifications", "limit": 101}, {"notifications": [], "unseen": 0}),
+    ({"op": "rating_history", "bank": "world-capitals", "limit": 501}, {"bank": "world-capitals", "points": []}),
+])
+def test_progress_frames_the_schema_refuses_must_not_be_accepted(tmp_path, capsys, frame, data):
+    log = transcript()
+    log.out("ada", dict(frame, ref="p99"))
+    log.inn("ada", reply("p99", data))
+    assert run(tmp_path, log) == 1
+    assert "the server accepted the frame" in capsys.readouterr().out
+
 
 if __name__ == "__main__":
     directory = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")

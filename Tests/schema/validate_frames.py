@@ -17,17 +17,20 @@ Rules:
   `choices` are past its options, or whose `choices` are empty or repeat one, each only
   when it agrees with what the question is known to be from a logged record, `profile` of
   an unknown player, a `challenge` of oneself, a `rematch` of a duel not finished, not
-  ranked, rematched, ended by an operator or past its window, and a `rate` of one's own quiz
-  or question); an invalid one is answered with an error, or not at all. Besides the schema,
+  ranked, rematched, ended by an operator or past its window, a `rate` of one's own quiz
+  or question, and an `auth` or `profile_update` whose `time_zone` Postgres does not know);
+  an invalid one is answered with an error, or not at all. Besides the schema,
   a client frame is invalid when JSON Schema cannot say so: a question's `choices` that repeat
-  once trimmed and with letter case ignored (issue 13), a question_id written with a fraction
-  or an exponent past 9e15;
+  once trimmed and with letter case ignored (issue 13), a question_id (or a notification id:
+  `before`, `up_to`) written with a fraction or an exponent past 9e15;
 - the records (events, auth/login/history replies, rooms and challenges) also pass
   cross-field checks that JSON Schema cannot state (ids of the by-player maps are the
   duel's players, the reveal is of the current question and of its type, each player's
   answer agrees with the picks and with `correct`, an operator's end leaves ratings
   unchanged, a room's host is one of its members, a quiz's texts are trimmed, an owner's
-  question key is within its choices, quiz_questions counts what it lists...).
+  question key is within its choices, quiz_questions counts what it lists, a player's level
+  agrees with their XP, notifications come newest first, a reply answers the request's bank,
+  limit and goal...).
 
 Client frames are read as the server reads them (DuelCore's JSONParser): NaN and
 Infinity, lone surrogates, numbers out of range and nesting deeper than 32 are not
@@ -40,6 +43,7 @@ Exit status: 0 when every check passed, 1 on any failure (or missing coverage wi
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import math
 import pathlib
@@ -59,7 +63,8 @@ SCHEMA_DIR = ROOT / "docs" / "schema"
 BASE = "https://quizduel.example/schema/"
 DUEL_EVENTS = ["init", "question", "answered", "reveal", "complete"]
 # Events of a player rather than of a duel (issue 12): kind -> server-message.json definition.
-PLAYER_EVENTS = {"room": "room_event", "challenge": "challenge_event", "rematch": "rematch_event"}
+PLAYER_EVENTS = {"room": "room_event", "challenge": "challenge_event", "rematch": "rematch_event",
+                 "notification": "notification_event"}
 EVENT_KINDS = DUEL_EVENTS + ["queued"] + list(PLAYER_EVENTS)
 DECODING_CODES = {"bad_json", "bad_request", "unknown_op"}
 # bad_request verdicts on a schema-valid frame that depend on state (PGConnection+Challenges.swift, +Rematch.swift).
@@ -71,6 +76,14 @@ REMATCH_REFUSALS = {"duel_id: only ranked duels have rematches", "duel_id: the d
 RATE_REFUSALS = {"quiz": "quiz: you cannot rate your own quiz", "question_id": "question_id: you cannot rate your own question"}
 # Ops that take a question id (a 64-bit integer, Fields.int64).
 QUESTION_ID_OPS = {"report", "question_update", "question_delete", "rate"}
+# Every 64-bit integer field (Fields.int64), by op: a question id, a notification id (issue 14).
+INT64_FIELDS = {**{op: "question_id" for op in QUESTION_ID_OPS}, "notifications": "before", "notifications_seen": "up_to"}
+# A schema-valid time_zone (auth, profile_update) that Postgres does not know (PGConnection+Progress.swift).
+UNKNOWN_TIME_ZONE = "time_zone: unknown time zone "
+# Progress (issue 14): the titles by level PROTOCOL.md gives (each from its level on).
+LEVEL_TITLES = {1: "Newcomer", 3: "Learner", 5: "Scholar", 10: "Expert", 20: "Master", 35: "Grandmaster", 50: "Legend"}
+# Reply limits by op: (field, default) of the request (ClientRequest+ProgressDecoding.swift).
+REPLY_LIMITS = {"notifications": ("notifications", 20), "rating_history": ("points", 100)}
 # Quizzes players make (issue 13): ops whose reply holds one quiz record, and those with a list of them.
 QUIZ_RECORD_OPS = {"quiz_create", "quiz_update", "quiz_publish", "quiz_unpublish", "quiz_questions", "quiz", "quiz_save"}
 QUIZ_LIST_OPS = {"my_quizzes", "catalog", "library"}
@@ -485,19 +498,137 @@ def rematch_problems(offer: dict) -> list[str]:
     return []
 
 
-PLAYER_EVENT_PROBLEMS = {"room": room_problems, "challenge": challenge_problems, "rematch": rematch_problems}
+def level_xp(level: int) -> int:
+    """The XP at which `level` starts (level_xp, migration 015): 50·L·(L−1)."""
+    return 50 * level * (level - 1)
 
 
-def player_problems(player: dict, where: str) -> list[str]:
-    if player["wins"] + player["losses"] + player["draws"] != player["games"]:
-        return [f"{where}: wins + losses + draws != games"]
+def level_of(xp: int) -> int:
+    """The highest level L with level_xp(L) <= xp (level_of, migration 015)."""
+    level = max(1, (5 + math.isqrt(25 + 2 * max(xp, 0))) // 10)
+    while level_xp(level + 1) <= xp:
+        level += 1
+    while level > 1 and level_xp(level) > xp:
+        level -= 1
+    return level
+
+
+def level_title(level: int) -> str:
+    """The title of `level` by PROTOCOL.md's table."""
+    return LEVEL_TITLES[max(start for start in LEVEL_TITLES if start <= level)]
+
+
+def notification_problems(notification: dict) -> list[str]:
+    """What JSON Schema cannot say about a (schema-valid) notification record."""
+    data = notification["data"]
+    if notification["kind"] == "level_up" and data["title"] != level_title(data["level"]):
+        return [f"data.title: {data['title']!r}, but level {data['level']} is {level_title(data['level'])!r}"]
     return []
 
 
-def reply_problems(op: str, data: dict) -> list[str]:
-    """What JSON Schema cannot say about a (schema-valid) reply's data."""
+PLAYER_EVENT_PROBLEMS = {"room": room_problems, "challenge": challenge_problems, "rematch": rematch_problems,
+                         "notification": notification_problems}
+
+
+def player_problems(player: dict, where: str) -> list[str]:
     problems = []
-    if op in ("signup", "login", "auth", "profile"):
+    if player["wins"] + player["losses"] + player["draws"] != player["games"]:
+        problems.append(f"{where}: wins + losses + draws != games")
+    # Progress (issue 14): the level and its bounds follow from the XP.
+    xp, level = player["xp"], player["level"]
+    if level != level_of(xp):
+        problems.append(f"{where}.level: {level}, but {xp} XP is level {level_of(xp)}")
+    if player["level_xp"] != level_xp(level):
+        problems.append(f"{where}.level_xp: {player['level_xp']}, but level {level} starts at {level_xp(level)}")
+    if player["next_level_xp"] != level_xp(level + 1):
+        problems.append(f"{where}.next_level_xp: {player['next_level_xp']}, but level {level + 1} starts at {level_xp(level + 1)}")
+    if player["next_level_xp"] <= player["level_xp"]:
+        problems.append(f"{where}.next_level_xp: not above level_xp")
+    if player["level_title"] != level_title(level):
+        problems.append(f"{where}.level_title: {player['level_title']!r}, but level {level} is {level_title(level)!r}")
+    if player["streak"]["best"] < player["streak"]["current"]:
+        problems.append(f"{where}.streak: best below current")
+    return problems
+
+
+def is_monday(day: str) -> bool:
+    try:
+        return datetime.date.fromisoformat(day).isoweekday() == 1
+    except ValueError:
+        return False
+
+
+def progress_problems(op: str, data: dict, request: dict | None) -> list[str]:
+    """What JSON Schema cannot say about a (schema-valid) reply to a progress op (issue 14);
+    `request`, when known, is the frame it answers."""
+    problems = []
+    asked = request if isinstance(request, dict) else None
+    if op in REPLY_LIMITS and asked is not None:
+        name, default = REPLY_LIMITS[op]
+        limit = asked.get("limit") if asked.get("limit") is not None else default
+        if len(data[name]) > limit:
+            problems.append(f"{name}: {len(data[name])}, more than the limit of {int(limit)}")
+    if op == "profile_update" and asked is not None and data["time_zone"] != asked.get("time_zone"):
+        problems.append(f"time_zone: {data['time_zone']!r}, not the one sent ({asked.get('time_zone')!r})")
+    if op in ("goal_set", "goals"):
+        goals = data["goals"]
+        weeks = {g["week_start"] for g in goals}
+        if len(weeks) > 1:
+            problems.append(f"goals: of more than one week ({', '.join(sorted(weeks))})")
+        for i, goal in enumerate(goals):
+            if not is_monday(goal["week_start"]):
+                problems.append(f"goals[{i}].week_start: {goal['week_start']} is no Monday")
+        keys = [(g["kind"], g["bank"]) for g in goals]
+        if len(set(keys)) != len(keys):
+            problems.append("goals: the same kind and bank twice")
+        if op == "goal_set" and asked is not None:
+            mine = [g for g in goals if g["kind"] == asked.get("kind") and g["bank"] == asked.get("bank")]
+            if not mine:
+                problems.append(f"goals: no {asked.get('kind')} goal for bank {json.dumps(asked.get('bank'))}, the one set")
+            elif mine[0]["target"] != asked.get("target") or mine[0]["reached"]:
+                problems.append(f"goals: the {asked.get('kind')} goal set is not at its new target, unreached")
+    if op == "notifications":
+        items = data["notifications"]
+        ids = [n["id"] for n in items]
+        if any(later >= earlier for earlier, later in zip(ids, ids[1:])):
+            problems.append("notifications: not newest first (ids descending)")
+        before = asked.get("before") if asked is not None else None
+        if before is not None and any(i >= before for i in ids):
+            problems.append(f"notifications: an id not below before ({int(before)})")
+        for i, notification in enumerate(items):
+            problems += [f"notifications[{i}]: {p}" for p in notification_problems(notification)]
+    if op == "rating_history":
+        points = data["points"]
+        if asked is not None and data["bank"] != asked.get("bank"):
+            problems.append(f"bank: {data['bank']!r}, not the one asked for")
+        if any(later["at"] < earlier["at"] for earlier, later in zip(points, points[1:])):  # fixed-width ISO times
+            problems.append("points: not oldest first")
+        if len({p["duel_id"] for p in points}) != len(points):
+            problems.append("points: the same duel twice")
+    if op == "stats":
+        if asked is not None and data["bank"] != asked.get("bank"):
+            problems.append(f"bank: {json.dumps(data['bank'])}, not the one asked for")
+        if data["correct"] > data["answers"]:
+            problems.append("correct: more than answers")
+        if data["answers"] == 0 and data["mean_answer_ms"] != 0:
+            problems.append("mean_answer_ms: set without answers")
+        accuracy = data["accuracy"]
+        if accuracy is not None and abs(accuracy * 1000 - round(accuracy * 1000)) > 1e-6:
+            problems.append(f"accuracy: {accuracy}, more than three decimals")
+        if data["questions_asked"] > 0 and not any(data["games_by_mode"].values()):
+            problems.append("questions_asked: questions of no game")
+    if op == "achievements":
+        codes = [a["code"] for a in data["achievements"]]
+        if len(set(codes)) != len(codes):
+            problems.append("achievements: the same code twice")
+    return problems
+
+
+def reply_problems(op: str, data: dict, request: dict | None = None) -> list[str]:
+    """What JSON Schema cannot say about a (schema-valid) reply's data; `request`, when known,
+    is the frame it answers."""
+    problems = []
+    if op in ("signup", "login", "auth", "profile", "profile_update"):
         problems += player_problems(data["player"], "player")
     if op in ("login", "auth") and data.get("duel") is not None:
         problems += [f"duel: {p}" for p in record_problems(data["duel"])]
@@ -555,6 +686,7 @@ def reply_problems(op: str, data: dict) -> list[str]:
             problems.append("quizzes: quizzes of more than one owner")
         if op == "catalog" and data["next_cursor"] is not None and int(data["next_cursor"]) < max(len(quizzes), 1):
             problems.append(f"next_cursor: {data['next_cursor']}, before the end of a page of {len(quizzes)}")
+    problems += progress_problems(op, data, request)
     return problems
 
 
@@ -614,8 +746,9 @@ class Checker:
             return Request("", known, False, detail, message)
         if isinstance(message.get("ref"), FloatLiteral):
             return Request("", known, False, "$.ref: the server takes an integer ref only when written without fraction or exponent", message)
-        if known in QUESTION_ID_OPS and message.get("question_id") is not None and not server_integer(message["question_id"]):
-            return Request("", known, False, "$.question_id: a whole number written with a fraction or exponent past 9e15 is no integer to the server", message)
+        name = INT64_FIELDS.get(known)
+        if name is not None and message.get(name) is not None and not server_integer(message[name]):
+            return Request("", known, False, f"$.{name}: a whole number written with a fraction or exponent past 9e15 is no integer to the server", message)
         if known in ("question_add", "question_update") and isinstance(message.get("choices"), list) \
                 and choices_repeat(message["choices"]):
             return Request("", known, False, "$.choices: the same choice twice once trimmed and with letter case ignored", message)
@@ -661,6 +794,8 @@ class Checker:
                 if message["commit_timestamp"] != message["record"]["queued_at"]:
                     report.fail(where, "queued: commit_timestamp differs from record.queued_at")
             elif message["event"] in PLAYER_EVENTS:
+                if message["event"] == "notification" and message["commit_timestamp"] != message["record"]["created_at"]:
+                    report.fail(where, "notification: commit_timestamp differs from record.created_at")
                 for problem in PLAYER_EVENT_PROBLEMS[message["event"]](message["record"]):
                     report.fail(where, f"{message['event']} record: {problem}")
             else:
@@ -693,7 +828,7 @@ class Checker:
             for record in ([data.get("duel")] if request.op in ("login", "auth") else data.get("duels", []) if request.op == "history" else []):
                 if isinstance(record, dict):
                     self.note_record(record)
-            for problem in reply_problems(request.op, data):
+            for problem in reply_problems(request.op, data, request.message):
                 report.fail(where, f"{request.op} reply: {problem}")
             return
         code = message["code"]
@@ -710,6 +845,9 @@ class Checker:
             return
         if request.op == "rate" and code == "bad_request" and any(
                 request.message.get(name) is not None and message["message"] == text for name, text in RATE_REFUSALS.items()):
+            return
+        if request.op in ("auth", "profile_update") and code == "bad_request" and isinstance(request.message.get("time_zone"), str) \
+                and message["message"] == UNKNOWN_TIME_ZONE + request.message["time_zone"]:
             return
         report.fail(where, f"{code} ({message['message']!r}) for the frame of {request.where}, which the schema accepts")
 

@@ -148,35 +148,39 @@ CREATE FUNCTION notification_json(n notifications) RETURNS jsonb LANGUAGE sql ST
                               'created_at', to_char(n.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
 $$;
 
--- Stores a notification and announces it on `player_events` (delivered at commit by every
--- instance holding the player, as room and challenge events are). Returns its id.
-CREATE FUNCTION notify_player(p_player uuid, p_kind text, p_data jsonb) RETURNS bigint
+-- Stores a notification and returns its `player_events` payload (the player id, a line break,
+-- the event's text). With p_announce it is also announced at commit (delivered by every
+-- instance holding the player, as room and challenge events are); games' notifications are not:
+-- a NOTIFY in the lanes' transactions would queue every commit on Postgres's notify lock, so the
+-- server delivers those itself (bench/NOTES.md, item 22).
+CREATE FUNCTION notify_player(p_player uuid, p_kind text, p_data jsonb, p_announce boolean DEFAULT true) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
     v_row notifications;
+    v_payload text;
 BEGIN
     INSERT INTO notifications (player_id, kind, data) VALUES (p_player, p_kind, p_data) RETURNING * INTO v_row;
-    PERFORM pg_notify('player_events', p_player::text || E'\n' || jsonb_build_object(
+    v_payload := p_player::text || E'\n' || jsonb_build_object(
         'op', 'event', 'event', 'notification', 'table', 'notifications', 'type', 'INSERT',
         'commit_timestamp', to_char(v_row.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
         'server_time_ms', (extract(epoch FROM clock_timestamp()) * 1000)::bigint,
-        'record', notification_json(v_row))::text);
-    RETURN v_row.id;
+        'record', notification_json(v_row))::text;
+    IF p_announce THEN PERFORM pg_notify('player_events', v_payload); END IF;
+    RETURN v_payload;
 END
 $$;
 
--- Grants an achievement once; notifies the player the first time. Returns whether it was new.
-CREATE FUNCTION grant_achievement(p_player uuid, p_code text, p_at timestamptz DEFAULT now()) RETURNS boolean
+-- Grants an achievement once and notifies the player the first time: returns the notification's
+-- payload (see notify_player), or NULL when it was already theirs.
+CREATE FUNCTION grant_achievement(p_player uuid, p_code text, p_announce boolean DEFAULT true) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
     v_title text;
 BEGIN
-    INSERT INTO player_achievements (player_id, code, granted_at) VALUES (p_player, p_code, p_at)
-    ON CONFLICT DO NOTHING;
-    IF NOT FOUND THEN RETURN false; END IF;
+    INSERT INTO player_achievements (player_id, code) VALUES (p_player, p_code) ON CONFLICT DO NOTHING;
+    IF NOT FOUND THEN RETURN NULL; END IF;
     SELECT title INTO v_title FROM achievements WHERE code = p_code;
-    PERFORM notify_player(p_player, 'achievement', jsonb_build_object('code', p_code, 'title', v_title));
-    RETURN true;
+    RETURN notify_player(p_player, 'achievement', jsonb_build_object('code', p_code, 'title', v_title), p_announce);
 END
 $$;
 
@@ -217,7 +221,7 @@ CREATE FUNCTION record_progress(
     p_duels uuid[], p_players uuid[], p_banks integer[], p_modes text[], p_finished_ms bigint[],
     p_correct integer[], p_questions integer[], p_first boolean[], p_won boolean[], p_stayed boolean[],
     p_seats integer[], p_fastest bigint[]
-) RETURNS void LANGUAGE plpgsql AS $$
+) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
     v_correct integer := (SELECT xp FROM progress_rules WHERE rule = 'correct_answer');
     v_first integer := (SELECT xp FROM progress_rules WHERE rule = 'first_place');
@@ -226,6 +230,8 @@ DECLARE
     v_goal integer := (SELECT xp FROM progress_rules WHERE rule = 'goal_reached');
     v_players uuid[];
     v_before bigint[];
+    -- The notifications' payloads, returned for the server to deliver (not announced here).
+    v_out text[] := '{}';
     r record;
     v_title level_titles;
 BEGIN
@@ -284,9 +290,10 @@ BEGIN
              WHERE player_id = r.player_id AND week_start = r.week_start AND kind = r.kind
                AND coalesce(bank_id, 0) = coalesce(r.bank_id, 0);
             UPDATE player_progress SET xp = xp + v_goal WHERE player_id = r.player_id;
-            PERFORM notify_player(r.player_id, 'goal_reached', jsonb_build_object(
-                'kind', r.kind, 'bank', (SELECT slug FROM banks WHERE id = r.bank_id), 'target', r.target, 'xp', v_goal));
-            PERFORM grant_achievement(r.player_id, 'goal_reached');
+            v_out := v_out || notify_player(r.player_id, 'goal_reached', jsonb_build_object(
+                'kind', r.kind, 'bank', (SELECT slug FROM banks WHERE id = r.bank_id), 'target', r.target, 'xp', v_goal),
+                false);
+            v_out := v_out || grant_achievement(r.player_id, 'goal_reached', false);
         END IF;
     END LOOP;
 
@@ -297,8 +304,8 @@ BEGIN
     LOOP
         IF level_of(r.after) > level_of(r.before) THEN
             v_title := level_title(level_of(r.after));
-            PERFORM notify_player(r.player_id, 'level_up', jsonb_build_object(
-                'level', level_of(r.after), 'title', v_title.title, 'color', v_title.color));
+            v_out := v_out || notify_player(r.player_id, 'level_up', jsonb_build_object(
+                'level', level_of(r.after), 'title', v_title.title, 'color', v_title.color), false);
         END IF;
     END LOOP;
 
@@ -308,33 +315,36 @@ BEGIN
           FROM game_progress b
           JOIN unnest(p_duels, p_players) AS k(duel_id, player_id) ON b.duel_id = k.duel_id AND b.player_id = k.player_id
           JOIN player_progress p ON p.player_id = b.player_id
+          -- What the player already has: the conditions below are not even evaluated for it.
+          CROSS JOIN LATERAL (SELECT coalesce(array_agg(pa.code), '{}') AS had
+                                FROM player_achievements pa WHERE pa.player_id = b.player_id) h
           CROSS JOIN LATERAL (VALUES
-              ('first_game', true),
-              ('first_win', b.won),
-              ('perfect_game', b.stayed AND b.questions >= 5 AND b.correct = b.questions),
-              ('speedster', coalesce(b.fastest_correct_ms <= 1000, false)),
-              ('room_champion', b.mode = 'room' AND b.won AND b.players >= 3),
-              ('games_50', p.games >= 50),
-              ('streak_7', p.current_streak >= 7),
-              ('level_10', level_of(p.xp) >= 10),
-              ('giant_slayer', b.mode = 'ranked' AND b.won AND EXISTS (
+              ('first_game', CASE WHEN 'first_game' <> ALL (h.had) THEN true END),
+              ('first_win', CASE WHEN 'first_win' <> ALL (h.had) THEN b.won END),
+              ('perfect_game', CASE WHEN 'perfect_game' <> ALL (h.had) THEN b.stayed AND b.questions >= 5 AND b.correct = b.questions END),
+              ('speedster', CASE WHEN 'speedster' <> ALL (h.had) THEN coalesce(b.fastest_correct_ms <= 1000, false) END),
+              ('room_champion', CASE WHEN 'room_champion' <> ALL (h.had) THEN b.mode = 'room' AND b.won AND b.players >= 3 END),
+              ('games_50', CASE WHEN 'games_50' <> ALL (h.had) THEN p.games >= 50 END),
+              ('streak_7', CASE WHEN 'streak_7' <> ALL (h.had) THEN p.current_streak >= 7 END),
+              ('level_10', CASE WHEN 'level_10' <> ALL (h.had) THEN level_of(p.xp) >= 10 END),
+              ('giant_slayer', CASE WHEN 'giant_slayer' <> ALL (h.had) THEN b.mode = 'ranked' AND b.won AND EXISTS (
                   SELECT 1 FROM rating_history me JOIN rating_history them
                     ON them.duel_id = me.duel_id AND them.player_id <> me.player_id
                    WHERE me.duel_id = b.duel_id AND me.player_id = b.player_id
-                     AND them.rating_before >= me.rating_before + 200)),
-              ('ranked_streak_5', b.mode = 'ranked' AND b.won AND (
+                     AND them.rating_before >= me.rating_before + 200) END),
+              ('ranked_streak_5', CASE WHEN 'ranked_streak_5' <> ALL (h.had) THEN b.mode = 'ranked' AND b.won AND (
                   SELECT count(*) = 5 AND bool_and(won) FROM (
                       SELECT g.won FROM game_progress g WHERE g.player_id = b.player_id AND g.mode = 'ranked'
-                       ORDER BY g.finished_at DESC LIMIT 5) last5)),
-              ('bank_100', b.correct > 0 AND (
+                       ORDER BY g.finished_at DESC LIMIT 5) last5) END),
+              ('bank_100', CASE WHEN 'bank_100' <> ALL (h.had) THEN b.correct > 0 AND (
                   SELECT sum(g.correct) >= 100 FROM game_progress g
-                   WHERE g.player_id = b.player_id AND g.bank_id = b.bank_id)),
-              ('learned_20', b.learned > 0 AND (
-                  SELECT sum(g.learned) >= 20 FROM game_progress g WHERE g.player_id = b.player_id))
+                   WHERE g.player_id = b.player_id AND g.bank_id = b.bank_id) END),
+              ('learned_20', CASE WHEN 'learned_20' <> ALL (h.had) THEN b.learned > 0 AND (
+                  SELECT sum(g.learned) >= 20 FROM game_progress g WHERE g.player_id = b.player_id) END)
           ) AS a(code, earned)
          WHERE a.earned
     LOOP
-        PERFORM grant_achievement(r.player_id, r.code);
+        v_out := v_out || grant_achievement(r.player_id, r.code, false);
     END LOOP;
 
     -- A quiz played by 10 other players: its owner's, whoever played it last.
@@ -344,8 +354,9 @@ BEGIN
            AND (SELECT count(DISTINCT g.player_id) FROM game_progress g
                  WHERE g.bank_id = bk.id AND g.player_id <> bk.owner_id) >= 10
     LOOP
-        PERFORM grant_achievement(r.owner_id, 'quiz_played_10');
+        v_out := v_out || grant_achievement(r.owner_id, 'quiz_played_10', false);
     END LOOP;
+    RETURN QUERY SELECT p FROM unnest(v_out) AS p WHERE p IS NOT NULL;
 END
 $$;
 
@@ -437,7 +448,7 @@ BEGIN
     END IF;
     IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'quizduel_server') THEN
         GRANT EXECUTE ON FUNCTION level_xp(integer), level_of(bigint), level_title(integer), notification_json(notifications),
-            notify_player(uuid, text, jsonb), grant_achievement(uuid, text, timestamptz), player_day(timestamptz, text),
+            notify_player(uuid, text, jsonb, boolean), grant_achievement(uuid, text, boolean), player_day(timestamptz, text),
             next_streak(date, integer, date), goal_progress(uuid, text, integer, date, text),
             record_progress(uuid[], uuid[], integer[], text[], bigint[], integer[], integer[], boolean[], boolean[],
                             boolean[], integer[], bigint[]),

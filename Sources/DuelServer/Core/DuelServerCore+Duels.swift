@@ -115,6 +115,7 @@ extension DuelServerCore {
         }
         book.setPlayers(update.players, of: update.duelID)
         deliver(update.events, players: update.players)
+        deliverNotifications(update.notifications)
         if update.finished {
             // Once, for the step that completed it (late inputs to a finished duel land here too).
             if update.events.last?.kind == .complete {
@@ -126,6 +127,23 @@ extension DuelServerCore {
             // The newest state knows the next deadline: replace what an older one armed,
             // so a question answered early does not leave a useless wake-up behind.
             schedule(update.duelID, atMs: deadline, replace: true)
+        }
+    }
+
+    /// A game's notifications (issue 14), stored by its completing transaction: sent here to the
+    /// player's connections, or announced on `player_events` for the instance that holds them.
+    func deliverNotifications(_ payloads: [String]) {
+        var elsewhere: [String] = []
+        for payload in payloads {
+            guard let player = PlayerEventNotification(payload: payload)?.players.first else { continue }
+            if directory.connections(of: player).isEmpty { elsewhere.append(payload) } else { playerEventsNotified(payload) }
+        }
+        guard !elsewhere.isEmpty else { return }
+        let payloads = elsewhere
+        database(for: nil, priority: .background, { db in try db.announcePlayerEvents(payloads) }) { core, _, result in
+            if case .failure(let error) = result {
+                core.logger.warning("could not announce notifications", metadata: ["error": "\(error)"])
+            }
         }
     }
 

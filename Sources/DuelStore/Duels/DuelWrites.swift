@@ -138,8 +138,11 @@ struct DuelWrites {
 
     /// Writes everything in one statement (plus one for the batch's ratings and one for
     /// finished practice games) inside the caller's transaction, and announces the events.
-    func write(on connection: PGConnection) throws {
-        guard !isEmpty else { return }
+    /// Returns the `player_events` payloads of the notifications the batch's completions
+    /// granted, for the server to deliver (they are not announced here: see ProgressColumns).
+    @discardableResult
+    func write(on connection: PGConnection) throws -> [String] {
+        guard !isEmpty else { return [] }
         let payloads = connection.announcesDuelEvents
             ? DuelNotification.payloads(origin: connection.notificationOrigin, ranges: ranges) : []
         try connection.query("""
@@ -197,7 +200,7 @@ struct DuelWrites {
         try connection.storeRatings(completions)
         if !practiceFinished.isEmpty { try connection.countPractice(duels: practiceFinished) }
         // After ratings (giant slayer reads them) and practice (learned mistakes count).
-        if !progress.isEmpty { try progress.write(on: connection) }
+        let notifications = progress.isEmpty ? [] : try progress.write(on: connection)
         if !leftPlayers.isEmpty {
             try connection.query("""
                 DELETE FROM live_duel_players l
@@ -206,6 +209,7 @@ struct DuelWrites {
                 """)
         }
         if !roomFinished.isEmpty { try connection.announceRooms(ofGames: roomFinished) }
+        return notifications
     }
 }
 
@@ -306,7 +310,10 @@ struct AnswerColumns {
 }
 
 /// Finished games' facts as parallel columns for `record_progress` (migration 015), which grants
-/// XP, streak days, goals, levels and achievements in the transaction that finishes the games.
+/// XP, streak days, goals, levels and achievements in the transaction that finishes the games,
+/// and returns the notifications' payloads. It does not NOTIFY: a NOTIFY in the lanes'
+/// transactions queued every commit on Postgres's notify lock (the two-instance throughput
+/// fell to half, bench/NOTES.md item 22); the server delivers them itself.
 struct ProgressColumns {
     private var duels: [String?] = [], players: [String?] = [], banks: [String?] = [], modes: [String?] = []
     private var finished: [String?] = [], correct: [String?] = [], questions: [String?] = []
@@ -322,12 +329,12 @@ struct ProgressColumns {
         seats.append(String(facts.players)); fastest.append(facts.fastestCorrectMs.map { String($0) })
     }
 
-    func write(on connection: PGConnection) throws {
+    func write(on connection: PGConnection) throws -> [String] {
         try connection.query("""
-            SELECT record_progress(\(PGArray(duels))::uuid[], \(PGArray(players))::uuid[], \(PGArray(banks))::int[],
+            SELECT p FROM record_progress(\(PGArray(duels))::uuid[], \(PGArray(players))::uuid[], \(PGArray(banks))::int[],
                                    \(PGArray(modes))::text[], \(PGArray(finished))::bigint[], \(PGArray(correct))::int[],
                                    \(PGArray(questions))::int[], \(PGArray(first))::boolean[], \(PGArray(won))::boolean[],
-                                   \(PGArray(stayed))::boolean[], \(PGArray(seats))::int[], \(PGArray(fastest))::bigint[])
-            """)
+                                   \(PGArray(stayed))::boolean[], \(PGArray(seats))::int[], \(PGArray(fastest))::bigint[]) AS p
+            """).map { try $0.string("p") }
     }
 }

@@ -80,7 +80,15 @@ extension PGConnection {
                 outcome: step.outcome, events: events, nextDeadlineMs: state.duel.nextDeadlineMs,
                 finished: state.duel.phase == .finished)
         }
-        try writes.write(on: self)
+        // Each notification goes with the completing update of its player's duel (or of any
+        // completed duel, for a quiz's author who did not play): the server routes it by player.
+        for payload in try writes.write(on: self) {
+            guard let player = PlayerEventNotification(payload: payload)?.players.first,
+                  let index = updates.lastIndex(where: { $0?.players.contains(player) == true && $0?.finished == true })
+                    ?? updates.lastIndex(where: { $0?.finished == true })
+            else { continue }
+            updates[index]?.notifications.append(payload)
+        }
         return (updates, states.mapValues { ($0.duel, $0.version) })
     }
 

@@ -21,6 +21,14 @@ extension PGConnection {
     }
 }
 
+extension PGConnection {
+    /// Announces ready-made `player_events` payloads (notifications a game granted whose player
+    /// is held by another instance), in one statement.
+    public func announcePlayerEvents(_ payloads: [String]) throws {
+        try query("SELECT pg_notify(\(Self.playerEventsChannel), p) FROM unnest(\(PGArray(payloads.map { Optional($0) }))::text[]) AS p")
+    }
+}
+
 /// A `player_events` payload, parsed.
 public struct PlayerEventNotification: Sendable, Equatable {
     public let players: [PlayerID]
