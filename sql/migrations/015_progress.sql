@@ -347,14 +347,17 @@ BEGIN
         v_out := v_out || grant_achievement(r.player_id, r.code, false);
     END LOOP;
 
-    -- A quiz played by 10 other players: its owner's, whoever played it last.
+    -- A quiz played by 10 other players: its owner's, whoever played it last. Only players'
+    -- quizzes are counted, and only until the owner has it: counting an operator's bank's
+    -- players on every completion grew with the bank's history (bench/NOTES.md, item 22).
     FOR r IN
-        SELECT DISTINCT bk.owner_id FROM banks bk
-         WHERE bk.id = ANY (p_banks) AND bk.owner_id IS NOT NULL
-           AND (SELECT count(DISTINCT g.player_id) FROM game_progress g
-                 WHERE g.bank_id = bk.id AND g.player_id <> bk.owner_id) >= 10
+        SELECT DISTINCT bk.id, bk.owner_id FROM banks bk WHERE bk.id = ANY (p_banks) AND bk.owner_id IS NOT NULL
     LOOP
-        v_out := v_out || grant_achievement(r.owner_id, 'quiz_played_10', false);
+        IF NOT EXISTS (SELECT 1 FROM player_achievements pa WHERE pa.player_id = r.owner_id AND pa.code = 'quiz_played_10')
+           AND (SELECT count(DISTINCT g.player_id) FROM game_progress g
+                 WHERE g.bank_id = r.id AND g.player_id <> r.owner_id) >= 10 THEN
+            v_out := v_out || grant_achievement(r.owner_id, 'quiz_played_10', false);
+        END IF;
     END LOOP;
     RETURN QUERY SELECT p FROM unnest(v_out) AS p WHERE p IS NOT NULL;
 END
