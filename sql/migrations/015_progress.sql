@@ -259,24 +259,29 @@ BEGIN
 
     -- XP, games and the streak day, counted in the player's time zone.
     INSERT INTO player_progress (player_id) SELECT DISTINCT unnest(p_players) ON CONFLICT DO NOTHING;
-    WITH batch AS (
-        SELECT g.* FROM game_progress g
-          JOIN unnest(p_duels, p_players) AS k(duel_id, player_id)
-            ON g.duel_id = k.duel_id AND g.player_id = k.player_id),
-    sums AS (
+    -- Per player: one UPDATE by primary key each. The batch's rows are found by LATERAL
+    -- lookups, one index probe each: with joins on the arrays (and an UPDATE ... FROM), the
+    -- cached generic plans hashed scans of whole tables on every call, and those tables grow
+    -- with every game and player (bench/NOTES.md, item 22).
+    v_players := '{}';
+    v_before := '{}';
+    FOR r IN
         SELECT b.player_id, sum(b.xp) AS xp, count(*) AS games, max(player_day(b.finished_at, pp.time_zone)) AS day
-          FROM batch b JOIN player_progress pp ON pp.player_id = b.player_id
-         GROUP BY b.player_id),
-    updated AS (
+          FROM unnest(p_duels, p_players) AS k(duel_id, player_id)
+         CROSS JOIN LATERAL (SELECT * FROM game_progress g
+                              WHERE g.duel_id = k.duel_id AND g.player_id = k.player_id) b
+         CROSS JOIN LATERAL (SELECT time_zone FROM player_progress pp WHERE pp.player_id = b.player_id) pp
+         GROUP BY b.player_id
+    LOOP
         UPDATE player_progress p
-           SET xp = p.xp + s.xp, games = p.games + s.games,
-               current_streak = next_streak(p.streak_day, p.current_streak, s.day),
-               best_streak = greatest(p.best_streak, next_streak(p.streak_day, p.current_streak, s.day)),
-               streak_day = greatest(p.streak_day, s.day)
-          FROM sums s
-         WHERE p.player_id = s.player_id
-        RETURNING p.player_id, p.xp - s.xp AS before)
-    SELECT array_agg(player_id), array_agg(before) INTO v_players, v_before FROM updated;
+           SET xp = p.xp + r.xp, games = p.games + r.games,
+               current_streak = next_streak(p.streak_day, p.current_streak, r.day),
+               best_streak = greatest(p.best_streak, next_streak(p.streak_day, p.current_streak, r.day)),
+               streak_day = greatest(p.streak_day, r.day)
+         WHERE p.player_id = r.player_id;
+        v_players := v_players || r.player_id;
+        v_before := v_before || (SELECT xp - r.xp FROM player_progress WHERE player_id = r.player_id);
+    END LOOP;
 
     -- Weekly goals of these players' current weeks that these games reached.
     FOR r IN
@@ -299,8 +304,9 @@ BEGIN
 
     -- Level-ups: one notification per player, for the level reached.
     FOR r IN
-        SELECT p.player_id, k.before, p.xp AS after
-          FROM unnest(v_players, v_before) AS k(player_id, before) JOIN player_progress p ON p.player_id = k.player_id
+        SELECT k.player_id, k.before, p.xp AS after
+          FROM unnest(v_players, v_before) AS k(player_id, before)
+         CROSS JOIN LATERAL (SELECT xp FROM player_progress p WHERE p.player_id = k.player_id) p
     LOOP
         IF level_of(r.after) > level_of(r.before) THEN
             v_title := level_title(level_of(r.after));
@@ -312,9 +318,10 @@ BEGIN
     -- Achievements these games may have earned (each granted once: grant_achievement).
     FOR r IN
         SELECT DISTINCT b.player_id, a.code
-          FROM game_progress b
-          JOIN unnest(p_duels, p_players) AS k(duel_id, player_id) ON b.duel_id = k.duel_id AND b.player_id = k.player_id
-          JOIN player_progress p ON p.player_id = b.player_id
+          FROM unnest(p_duels, p_players) AS k(duel_id, player_id)
+         CROSS JOIN LATERAL (SELECT * FROM game_progress b
+                              WHERE b.duel_id = k.duel_id AND b.player_id = k.player_id) b
+         CROSS JOIN LATERAL (SELECT * FROM player_progress p WHERE p.player_id = b.player_id) p
           -- What the player already has: the conditions below are not even evaluated for it.
           CROSS JOIN LATERAL (SELECT coalesce(array_agg(pa.code), '{}') AS had
                                 FROM player_achievements pa WHERE pa.player_id = b.player_id) h
