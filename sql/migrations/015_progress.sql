@@ -221,7 +221,13 @@ CREATE FUNCTION record_progress(
     p_duels uuid[], p_players uuid[], p_banks integer[], p_modes text[], p_finished_ms bigint[],
     p_correct integer[], p_questions integer[], p_first boolean[], p_won boolean[], p_stayed boolean[],
     p_seats integer[], p_fastest bigint[]
-) RETURNS SETOF text LANGUAGE plpgsql AS $$
+) RETURNS SETOF text LANGUAGE plpgsql
+-- Generic plans, planned once per session: left to choose, the plan cache kept re-planning the
+-- larger statements on every call (their custom plans looked cheaper), which cost about 3 ms a
+-- call; with the index-driven (LATERAL) statements the generic plans are the good ones, and a
+-- call takes about 0.5 ms (bench/NOTES.md, item 22).
+SET plan_cache_mode = force_generic_plan
+AS $$
 DECLARE
     v_correct integer := (SELECT xp FROM progress_rules WHERE rule = 'correct_answer');
     v_first integer := (SELECT xp FROM progress_rules WHERE rule = 'first_place');
@@ -236,26 +242,33 @@ DECLARE
     v_title level_titles;
 BEGIN
     -- The facts, once per game and player (the primary key refuses a second grant), with the
-    -- XP they give and the questions a practice game made learned.
-    WITH f AS (
-        SELECT f.*, to_timestamp(f.finished_ms / 1000.0) AS finished_at,
-               CASE WHEN f.mode = 'practice' THEN (
-                   SELECT count(*) FROM practice_progress p
-                    WHERE p.player_id = f.player_id AND p.last_duel = f.duel_id AND p.learned_at = now()
-                      AND EXISTS (SELECT 1 FROM missed_questions m
-                                   WHERE m.player_id = p.player_id AND m.question_id = p.question_id)) ELSE 0 END
-                   AS learned
-          FROM unnest(p_duels, p_players, p_banks, p_modes, p_finished_ms, p_correct, p_questions, p_first, p_won,
-                      p_stayed, p_seats, p_fastest)
-               AS f(duel_id, player_id, bank_id, mode, finished_ms, correct, questions, first_place, won, stayed,
-                    players, fastest))
+    -- XP they give.
     INSERT INTO game_progress (duel_id, player_id, bank_id, mode, finished_at, correct, questions, first_place, won,
                                stayed, players, fastest_correct_ms, learned, xp)
-    SELECT duel_id, player_id, bank_id, mode, finished_at, correct, questions, first_place, won, stayed, players,
-           fastest, learned,
-           correct * v_correct + (CASE WHEN first_place THEN v_first ELSE 0 END)
-           + (CASE WHEN mode = 'practice' AND stayed THEN v_practice ELSE 0 END) + learned * v_learned
-      FROM f;
+    SELECT f.duel_id, f.player_id, f.bank_id, f.mode, to_timestamp(f.finished_ms / 1000.0), f.correct, f.questions,
+           f.first_place, f.won, f.stayed, f.players, f.fastest, 0,
+           f.correct * v_correct + (CASE WHEN f.first_place THEN v_first ELSE 0 END)
+           + (CASE WHEN f.mode = 'practice' AND f.stayed THEN v_practice ELSE 0 END)
+      FROM unnest(p_duels, p_players, p_banks, p_modes, p_finished_ms, p_correct, p_questions, p_first, p_won,
+                  p_stayed, p_seats, p_fastest)
+           AS f(duel_id, player_id, bank_id, mode, finished_ms, correct, questions, first_place, won, stayed,
+                players, fastest);
+    -- Practice games: the questions of the notebook they made learned (countPractice ran just
+    -- before, in this transaction). A statement of its own, run only for them: planning the
+    -- notebook's view took milliseconds, and inside the statement above it was planned again
+    -- on every call (bench/NOTES.md, item 22).
+    IF 'practice' = ANY (p_modes) THEN
+        UPDATE game_progress g
+           SET learned = l.n, xp = g.xp + l.n * v_learned
+          FROM (SELECT k.duel_id, k.player_id, (
+                    SELECT count(*) FROM practice_progress p
+                     WHERE p.player_id = k.player_id AND p.last_duel = k.duel_id AND p.learned_at = now()
+                       AND EXISTS (SELECT 1 FROM missed_questions m
+                                    WHERE m.player_id = p.player_id AND m.question_id = p.question_id)) AS n
+                  FROM unnest(p_duels, p_players, p_modes) AS k(duel_id, player_id, mode)
+                 WHERE k.mode = 'practice') l
+         WHERE g.duel_id = l.duel_id AND g.player_id = l.player_id AND l.n > 0;
+    END IF;
 
     -- XP, games and the streak day, counted in the player's time zone.
     INSERT INTO player_progress (player_id) SELECT DISTINCT unnest(p_players) ON CONFLICT DO NOTHING;
