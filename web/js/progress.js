@@ -113,6 +113,11 @@ export function setupProgress(app) {
       ["Total score", p.total_score], ...Object.entries(p.ratings).map(([bank, rating]) => [`Rating: ${bank}`, rating])];
     $("profile").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))]));
     await app.fillBankSelects([$("chart-bank")]);
+    // The chart opens on a bank the player was rated in (the first one in the list otherwise).
+    if (!view.chartChosen) {
+      const played = Object.entries(p.ratings).find(([, rating]) => rating !== 1500)?.[0];
+      if (played && [...$("chart-bank").options].some((o) => o.value === played)) $("chart-bank").value = played;
+    }
     if ($("goal-bank").options.length <= 1) {
       $("goal-bank").append(...state.banks.map((b) => el("option", { value: b.slug }, b.title)));
     }
@@ -175,7 +180,7 @@ export function setupProgress(app) {
       el("strong", {}, a.title), el("br"), el("span", { class: "muted" }, a.description))));
   }
 
-  $("chart-bank").addEventListener("change", chart);
+  $("chart-bank").addEventListener("change", () => { view.chartChosen = true; chart(); });
   $("goal-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const goal = { kind: $("goal-kind").value, target: Number($("goal-target").value) };
