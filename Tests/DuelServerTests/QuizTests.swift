@@ -266,6 +266,9 @@ extension ServerTests {
             #expect(!history.serialized.contains("Rewritten"))
             #expect(try await ok(a, "quiz_questions", ["quiz": .string(slug)]).serialized.contains("Rewritten?"))
             #expect(try await ok(a, "my_quizzes")["quizzes"]?[0]?["plays"] == 1)
+            // Deleted: the room cannot start another game on it.
+            try await ok(a, "quiz_delete", ["quiz": .string(slug)])
+            #expect(try await refusal(a, "room_start") == "unknown_bank")
         }
 
         @Test func capsAndTheAuthoringRateLimit() async throws {

@@ -123,6 +123,16 @@ import Testing
         #expect(after[0]["progress"] == 1 && after[0]["reached"] == true)
         // 10 (right) + 40 (won) + 100 (the goal): level 2 at 100 XP.
         #expect(try progress(connection, players[0]).xp == 150)
+        // Setting the goal again (a higher target) does not reopen it: its XP is given once.
+        let again = try connection.setGoal(player: players[0], GoalDraft(kind: .wins, bank: nil, target: 2))
+        #expect(again[0]["target"] == 2 && again[0]["reached"] == true)
+        let next = try game(fixture, players, atMs: now + 20_000)
+        try win(connection, next, atMs: now + 20_500)
+        #expect(try progress(connection, players[0]).xp == 150 + 50)
+        // A new goal this week's games already meet is reached at once, without XP.
+        let met = try connection.setGoal(player: players[0], GoalDraft(kind: .games, bank: nil, target: 1))
+        #expect(met.first { $0["kind"] == "games" }?["reached"] == true)
+        #expect(try progress(connection, players[0]).xp == 200)
         let kinds = try connection.query("""
             SELECT kind FROM notifications WHERE player_id = \(players[0])::uuid ORDER BY id
             """).map { try $0.string("kind") }

@@ -31,16 +31,22 @@ extension PGConnection {
                 bankID = try row.int("id")
             }
             try db.query("INSERT INTO player_progress (player_id) VALUES (\(player)::uuid) ON CONFLICT DO NOTHING")
-            // A goal already reached by this week's games counts as reached at once (no XP: it
-            // is granted when a game reaches it).
+            // Setting a goal again changes its target, but a goal reached this week stays reached:
+            // its XP is given once (resetting it let a player raise the target after each game and
+            // be paid again). A goal this week's games already meet is reached at once, without
+            // XP: the XP is for the game that reaches it.
             try db.query("""
                 WITH me AS (
                     SELECT time_zone, date_trunc('week', player_day(now(), time_zone))::date AS week
                       FROM player_progress WHERE player_id = \(player)::uuid)
-                INSERT INTO weekly_goals (player_id, week_start, kind, bank_id, target)
-                SELECT \(player)::uuid, me.week, \(goal.kind.rawValue), \(bankID), \(goal.target) FROM me
+                INSERT INTO weekly_goals (player_id, week_start, kind, bank_id, target, reached_at)
+                SELECT \(player)::uuid, me.week, \(goal.kind.rawValue), \(bankID), \(goal.target),
+                       CASE WHEN goal_progress(\(player)::uuid, \(goal.kind.rawValue), \(bankID)::int, me.week, me.time_zone)
+                                 >= \(goal.target) THEN now() END
+                  FROM me
                 ON CONFLICT (player_id, week_start, kind, coalesce(bank_id, 0))
-                DO UPDATE SET target = excluded.target, set_at = now(), reached_at = NULL
+                DO UPDATE SET target = excluded.target, set_at = now(),
+                              reached_at = coalesce(weekly_goals.reached_at, excluded.reached_at)
                 """)
             return try db.goals(player: player)
         }

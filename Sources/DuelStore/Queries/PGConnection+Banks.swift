@@ -36,6 +36,17 @@ extension BankSummary {
 }
 
 extension PGConnection {
+    /// `unknown_bank` unless bank `id` may still be played by one of `players`: not retired, and
+    /// an operator's bank, a published quiz, or a quiz one of them owns (rooms and challenges
+    /// made earlier check it again: the quiz may have been deleted or unpublished since).
+    func checkPlayable(_ id: Int, by players: [PlayerID]) throws {
+        guard try !query("""
+            SELECT 1 FROM banks b
+             WHERE id = \(id) AND retired_at IS NULL
+               AND (b.owner_id IS NULL OR b.published_at IS NOT NULL OR b.owner_id = ANY (\(PGArray(players.map { Optional($0) }))::uuid[]))
+            """).isEmpty else { throw StoreError(.unknownBank, "that quiz is no longer available") }
+    }
+
     public func banks() throws -> [BankSummary] {
         try query("""
             SELECT b.id, b.slug, b.title, b.description, b.theme, b.difficulty,

@@ -17,7 +17,7 @@ public struct Quiz: Sendable, Equatable {
     public let saves: Int
     public let likes: Int
     public let dislikes: Int
-    /// Why an operator took it out of the catalog, if one did.
+    /// Why an operator took it out of the catalog, if one did: shown to the owner only.
     public let unpublishedReason: String?
     /// The viewer's vote: 1, -1 or 0.
     public let yourVote: Int
@@ -61,7 +61,8 @@ public struct Quiz: Sendable, Equatable {
         p.username AS owner_name, \(SQLTime.ms("b.published_at")) AS published_ms,
         b.matchmaking AND b.published_at IS NOT NULL AS in_matchmaking,
         (SELECT count(*) FROM questions q WHERE q.bank_id = b.id AND q.active) AS questions,
-        b.plays, b.saves, b.likes, b.dislikes, b.unpublished_reason,
+        b.plays, b.saves, b.likes, b.dislikes,
+        CASE WHEN b.owner_id = \(viewer) THEN b.unpublished_reason END AS unpublished_reason,
         coalesce((SELECT v.value FROM quiz_votes v WHERE v.bank_id = b.id AND v.player_id = \(viewer)::uuid), 0) AS vote,
         EXISTS (SELECT 1 FROM quiz_saves s WHERE s.bank_id = b.id AND s.player_id = \(viewer)::uuid) AS saved
         """

@@ -61,6 +61,8 @@ extension PGConnection {
             let found = try db.lockPending(id: id, player: player, asTarget: true)
             // The accepter first: their own state decides before the challenger's.
             try db.checkFree([player, found.from.id], requester: player)
+            // The quiz may have been deleted or unpublished since the challenge was made.
+            try db.checkPlayable(found.bankID, by: [found.from.id])
             let created = try db.createGames(
                 bankID: found.bankID, games: [[found.from.id, player]], mode: .challenge, configuration: configuration,
                 nowMs: nowMs)[0]

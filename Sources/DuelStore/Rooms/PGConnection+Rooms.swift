@@ -100,6 +100,8 @@ extension PGConnection {
             guard room.members.count >= 2 else { throw StoreError(.roomTooSmall) }
             try db.checkFree(room.memberIDs, requester: player, roomAllowed: true)
             let bankID = room.bankID
+            // The room's quiz may have been deleted or unpublished since the room opened (issue 13).
+            try db.checkPlayable(bankID, by: room.memberIDs)
             var rules = configuration
             rules.questionCount = room.questions
             rules.answerWindowMs = Int64(room.answerMs)
