@@ -96,6 +96,10 @@ extension ServerTests {
             }
             #expect(try await b.client.request("challenge_accept", ["challenge_id": .string(id)])["code"] == "challenge_expired")
             #expect(try await b.client.request("challenges")["data"]?["challenges"] == .array([]))
+            // The challenger's bell keeps it: a stored `challenge_expired` notification (issue 14).
+            let told = try await a.client.request("notifications")
+            #expect(told["data"]?["notifications"]?[0]?["kind"] == "challenge_expired")
+            #expect(told["data"]?["notifications"]?[0]?["data"]?["to"] == .string(b.username))
         }
 
         @Test func aChallengeMadeWhileTheTargetWasAwayArrivesAtSignIn() async throws {

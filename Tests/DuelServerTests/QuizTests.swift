@@ -178,6 +178,14 @@ extension ServerTests {
             #expect(page1["quizzes"]?[0]?["quiz"] == .string(second) && page1["next_cursor"] == "1")
             let page2 = try await ok(b, "catalog", ["search": "Capitals of", "sort": "new", "limit": 1, "cursor": "1"])
             #expect(page2["quizzes"]?[0]?["quiz"] == .string(slug) && page2["next_cursor"] == .null)
+            // Most played first, and the smoothed like share: one like on the newer quiz puts it
+            // first among top rated; the older one has the play (the owner's practice).
+            let popular = try await ok(b, "catalog", ["search": "Capitals of", "sort": "popular"])
+            #expect(popular["quizzes"]?[0]?["quiz"] == .string(slug))
+            try await ok(b, "rate", ["quiz": .string(second), "value": 1])
+            let top = try await ok(b, "catalog", ["search": "Capitals of", "sort": "top_rated"])
+            #expect(top["quizzes"]?[0]?["quiz"] == .string(second))
+            try await ok(b, "rate", ["quiz": .string(second), "value": 0])
             #expect(try await refusal(b, "catalog", ["sort": "best"]) == "bad_request sort")
             #expect(try await refusal(b, "catalog", ["cursor": "x"]) == "bad_request cursor")
 

@@ -44,8 +44,9 @@ extension DuelRecord {
             ]
             for (name, value) in reveal.key.json.pairs { fields[name] = value }
             // `choices` is version 1's map of picks; `answers` carries every type's answer.
+            // (Read from `answers` directly: the computed `choices` map was rebuilt per player.)
             fields["choices"] = .object(JSONObject(players.map { player in
-                (player.id, (reveal.choices[player.id] ?? nil).map { .number($0) } ?? .null)
+                (player.id, (reveal.answers[player.id] ?? nil)?.choice.map { .number($0) } ?? .null)
             }))
             fields["answers"] = .object(JSONObject(players.map { player in
                 (player.id, (reveal.answers[player.id] ?? nil)?.json ?? .null)
