@@ -34,6 +34,12 @@ import Testing
     @Test(arguments: [1, 8])
     func likedQuestionsComeUpMoreOftenAndDislikedOnesStillComeUp(count: Int) throws {
         let ids = try connection.query("SELECT id FROM questions ORDER BY id").map { try $0.int64("id") }
+        // Evenly spaced draw keys: each question is probed as often as the others, so only the
+        // weights tell them apart (random keys made one question's gap, and its count, large).
+        try connection.query("""
+            UPDATE questions q SET draw_key = r.n / 10.0
+              FROM (SELECT id, row_number() OVER (ORDER BY id) - 1 AS n FROM questions) r WHERE q.id = r.id
+            """)
         try connection.query("UPDATE questions SET likes = 90, weight = ops.question_weight(90, 0) WHERE id = \(ids[0])")
         try connection.query("UPDATE questions SET dislikes = 90, weight = ops.question_weight(0, 90) WHERE id = \(ids[1])")
         let bank = try #require(try connection.bank(slug: "w")).id
