@@ -42,6 +42,11 @@ struct Serve: ParsableCommand {
     var challengeTtlMs: Int64?
     @Option(name: .customLong("challenges-per-minute"), help: "New challenges one player may make per minute (default 5).")
     var challengesPerMinute: Int?
+    @Option(name: .customLong("challenges-received-per-minute"),
+            help: "New challenges one player may receive per minute, from everyone (default 10).")
+    var challengesReceivedPerMinute: Int?
+    @Option(name: .customLong("reports-per-hour"), help: "Reports one player may file per hour (default 10).")
+    var reportsPerHour: Int?
     @Option(name: .customLong("authoring-per-minute"), help: "Quiz edits one player may make per minute (default 30).")
     var authoringPerMinute: Int?
     @Option(name: .customLong("notification-retention-days"), help: "How long notifications are kept (default 90).")
@@ -86,6 +91,8 @@ struct Serve: ParsableCommand {
         if let abandonMs { config.duel.abandonAfterMs = abandonMs }
         if let challengeTtlMs { config.challengeTtlMs = max(1, challengeTtlMs) }
         if let challengesPerMinute { config.challengesPerMinute = max(1, challengesPerMinute) }
+        if let challengesReceivedPerMinute { config.challengesReceivedPerMinute = max(1, challengesReceivedPerMinute) }
+        if let reportsPerHour { config.reportsPerHour = max(1, reportsPerHour) }
         if let authoringPerMinute { config.authoringPerMinute = max(1, authoringPerMinute) }
         if let notificationRetentionDays { config.notificationRetentionDays = max(1, notificationRetentionDays) }
         if let rematchWindowMs { config.rematchWindowMs = max(1, rematchWindowMs) }

@@ -1,13 +1,16 @@
 import TestSupport
 import DuelStore
+import Foundation
 import Testing
 
 /// The operator functions of sql/migrations/002_operator.sql, called as an operator would.
 @Suite struct ImportTests {
     let connection: PGConnection
+    let conninfo: String
 
     init() throws {
-        connection = try PGConnection(try TestPostgres.migratedDatabase(seed: false))
+        conninfo = try TestPostgres.migratedDatabase(seed: false)
+        connection = try PGConnection(conninfo)
         try connection.query("SELECT ops.create_bank('quiz', 'Quiz')")
     }
 
@@ -78,9 +81,10 @@ import Testing
 
     @Test func triviaChoicesAreReallyShuffled() throws {
         var positions = Set<Int>()
-        for _ in 0..<12 {
+        // A different prompt each time: the same question again would be skipped as a duplicate.
+        for attempt in 0..<12 {
             _ = try importTrivia("""
-                {"response_code":0,"results":[{"type":"multiple","question":"q","correct_answer":"right",
+                {"response_code":0,"results":[{"type":"multiple","question":"q\(attempt)","correct_answer":"right",
                  "incorrect_answers":["a","b","c"]}]}
                 """)
         }
@@ -212,6 +216,47 @@ import Testing
         #expect(try prompts[0].string("prompt") == "Capital, of Peru?")
         #expect(try prompts[2].string("prompt") == "Water \"boils\"\nat 100 °C")
         #expect(try prompts[0].string("source") == "csv")
+    }
+
+    /// Issue 23: an import added a question a second time when the bank already held the same
+    /// prompt and key. Now each is skipped, reported (a NOTICE naming its line) and not counted.
+    @Test func importsSkipQuestionsTheBankAlreadyHas() throws {
+        let csv = "type,prompt,choices,answer\n"
+            + "single,Capital of Peru?,Lima|Quito|Bogotá,A\n"
+            + "text,Chemical symbol of gold?,,Au\n"
+        #expect(try connection.query("SELECT ops.import_csv('quiz', \(csv)) AS n")[0].int("n") == 2)
+        // Again, with the choices in another order, other spacing and case, and one new question.
+        let again = "type,prompt,choices,answer\n"
+            + "single,capital of peru? ,Quito|Lima|Bogotá,B\n"
+            + "text,Chemical symbol of gold?,,au\n"
+            + "number,How many bones?,,206\n"
+        // As an operator runs it, in psql: the count added, and a notice per skipped line.
+        let psql = Process()
+        psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        psql.arguments = ["psql", conninfo, "-XAtv", "ON_ERROR_STOP=1", "-c",
+                          "SELECT ops.import_csv('quiz', '\(again.replacingOccurrences(of: "'", with: "''"))')"]
+        let output = Pipe(), errors = Pipe()
+        psql.standardOutput = output
+        psql.standardError = errors
+        try psql.run()
+        psql.waitUntilExit()
+        let added = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let notices = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(psql.terminationStatus == 0 && added.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(added)")
+        #expect(notices.contains("line 2: skipped, the bank already has this question")
+                    && notices.contains("line 3: skipped"), "\(notices)")
+        #expect(try count() == 3)
+        // The same in a quiz file, and one question added by hand again.
+        let quiz = #"{"questions":[{"questionSentence":"Capital of Peru?","options":{"A":"Lima","B":"Quito"},"correctOption":"A"}]}"#
+        #expect(try importQuiz(quiz) == 0)
+        #expect(try connection.query("""
+            SELECT ops.add_question('quiz', 'How many bones?', p_type => 'number', p_answer => '206') IS NULL AS skipped
+            """)[0].bool("skipped"))
+        #expect(try count() == 3)
+        // A different answer is a different question.
+        #expect(try connection.query("""
+            SELECT ops.add_question('quiz', 'How many bones?', p_type => 'number', p_answer => '207') IS NULL AS skipped
+            """)[0].bool("skipped") == false)
     }
 
     @Test(arguments: [

@@ -10,17 +10,28 @@ import Testing
     /// One question, no countdown, no reveal pause: a game ends 10 s after it starts.
     static let rules = DuelConfiguration(countdownMs: 0, answerWindowMs: 10_000, revealMs: 0, questionCount: 1)
 
-    func game(_ fixture: StoreFixture, _ players: [PlayerID], atMs: Int64) throws -> Duel {
+    func game(_ fixture: StoreFixture, _ players: [PlayerID], atMs: Int64, mode: DuelMode = .ranked,
+              bank slug: String = "general-science") throws -> Duel {
         let connection = try fixture.connect()
         defer { connection.close() }
-        let bank = try #require(try connection.bank(slug: "general-science")).id
+        let bank = try #require(try connection.bank(slug: slug)).id
         return try connection.transaction {
-            try $0.createGames(bankID: bank, games: [players], mode: .ranked, configuration: Self.rules, nowMs: atMs)[0].duel
+            try $0.createGames(bankID: bank, games: [players], mode: mode, configuration: Self.rules, nowMs: atMs)[0].duel
         }
     }
 
-    /// Plays `duel`'s one question: seat 0 answers right at `atMs`, which ends the game.
+    /// Answers `duel`'s one question wrong as seat `seat` at `atMs` (which locks out only them).
+    func miss(_ connection: PGConnection, _ duel: Duel, seat: Int, atMs: Int64) throws {
+        let question = duel.questions[0]
+        _ = try connection.updateDuel(id: duel.id, .answer(
+            player: duel.players[seat].id, questionIndex: 0,
+            choice: (question.correctChoice! + 1) % question.choices.count, atMs: atMs))
+    }
+
+    /// Plays `duel`'s one question: seat 1 (if any) answers wrong just before, then seat 0
+    /// answers right at `atMs`, which ends the game. Both played, so both are paid.
     func win(_ connection: PGConnection, _ duel: Duel, atMs: Int64) throws {
+        if duel.players.count > 1 { try miss(connection, duel, seat: 1, atMs: atMs - 1) }
         let update = try connection.updateDuel(id: duel.id, .answer(
             player: duel.players[0].id, questionIndex: 0, choice: duel.questions[0].correctChoice!, atMs: atMs))
         #expect(update?.finished == true)
@@ -37,6 +48,11 @@ import Testing
         let fixture = try StoreFixture(workers: 2)
         let players = try await fixture.players(2, prefix: "x\(UUID().uuidString.prefix(6))")
         let duel = try game(fixture, players, atMs: 1_000)
+        // Seat 0 answers wrong; seat 1 never answers, so only seat 0 played (issue 23: a game
+        // with no answer of one's own pays nothing).
+        let setup = try fixture.connect()
+        try miss(setup, duel, seat: 0, atMs: 2_000)
+        setup.close()
         // Two connections (two instances' lanes) apply the deadline that ends the game at once.
         let id = duel.id
         async let first = fixture.pool.run { db in try db.updateDuel(id: id, .advance(atMs: 20_000)) }
@@ -45,21 +61,23 @@ import Testing
         let one = try fixture.connect()
         defer { one.close() }
         #expect(results.filter { $0?.events.contains { $0.kind == .complete } == true }.count == 1)
-        #expect(try one.query("SELECT count(*) AS n FROM game_progress WHERE duel_id = \(duel.id)::uuid")[0].int("n") == 2)
-        for player in players {
-            #expect(try progress(one, player).games == 1)
+        #expect(try one.query("SELECT count(*) AS n FROM game_progress WHERE duel_id = \(duel.id)::uuid")[0].int("n") == 1)
+        for (player, granted) in zip(players, [1, 0]) {
+            #expect(try one.query("SELECT count(*) AS n FROM game_progress WHERE player_id = \(player)::uuid")[0]
+                .int("n") == granted)
             #expect(try one.query("""
                 SELECT count(*) AS n FROM notifications WHERE player_id = \(player)::uuid AND data->>'code' = 'first_game'
-                """)[0].int("n") == 1)
+                """)[0].int("n") == granted)
         }
-        // A draw at 0:0 (nobody answered): both share first place, 40 XP each.
+        #expect(try progress(one, players[0]).games == 1)
+        // A draw at 0:0: seat 0 shares first place with a rival who was there, 40 XP.
         #expect(try progress(one, players[0]).xp == 40)
         // The same facts again (a retry, a replay) fail the transaction: nothing is granted twice.
         #expect(throws: PGError.self) {
             try one.query("""
                 SELECT record_progress(ARRAY[\(duel.id)]::uuid[], ARRAY[\(players[0])]::uuid[], ARRAY[1], ARRAY['ranked'],
                                        ARRAY[20000]::bigint[], ARRAY[0], ARRAY[1], ARRAY[true], ARRAY[false], ARRAY[true],
-                                       ARRAY[2], ARRAY[NULL]::bigint[])
+                                       ARRAY[2], ARRAY[NULL]::bigint[], ARRAY[1], ARRAY[1])
                 """)
         }
         #expect(try progress(one, players[0]).xp == 40)
@@ -159,5 +177,73 @@ import Testing
         let left = try connection.notifications(player: players[0], limit: 10, before: nil)
         guard case .array(let items)? = left["notifications"] else { Issue.record("no list"); return }
         #expect(items.count == 1 && items[0]["data"]?["code"] == "first_win")
+    }
+
+    // Issue 23: progress pays for play.
+
+    @Test func aGameNobodyAnsweredPaysNobody() async throws {
+        let fixture = try StoreFixture(workers: 1)
+        let players = try await fixture.players(2, prefix: "e\(UUID().uuidString.prefix(6))")
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        let duel = try game(fixture, players, atMs: 1_000)
+        #expect(try connection.updateDuel(id: duel.id, .advance(atMs: 20_000))?.finished == true)
+        // Before: a 0:0 draw paid both 40 XP, a game, first_game and a streak day.
+        #expect(try connection.query("SELECT count(*) AS n FROM game_progress WHERE duel_id = \(duel.id)::uuid")[0]
+            .int("n") == 0)
+        #expect(try connection.query("""
+            SELECT count(*) AS n FROM player_progress WHERE player_id = ANY(\(PGArray(players.map { Optional($0) }))::uuid[])
+               AND (xp > 0 OR games > 0 OR current_streak > 0)
+            """)[0].int("n") == 0)
+        #expect(try connection.query("""
+            SELECT count(*) AS n FROM player_achievements WHERE player_id = ANY(\(PGArray(players.map { Optional($0) }))::uuid[])
+            """)[0].int("n") == 0)
+    }
+
+    @Test func practisingOnesOwnQuizPaysNothing() async throws {
+        let fixture = try StoreFixture(workers: 1)
+        let players = try await fixture.players(2, prefix: "o\(UUID().uuidString.prefix(6))")
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        // The bank becomes seat 0's published quiz (the pay rule looks only at its owner).
+        try connection.query("""
+            UPDATE banks SET owner_id = \(players[0])::uuid, published_at = now() WHERE slug = 'chemical-elements'
+            """)
+        let own = try game(fixture, [players[0]], atMs: 1_000, mode: .practice, bank: "chemical-elements")
+        try win(connection, own, atMs: 2_000)
+        #expect(try connection.query("SELECT count(*) AS n FROM game_progress WHERE player_id = \(players[0])::uuid")[0]
+            .int("n") == 0)
+        // Another player practising the same quiz is paid (10 right + 20 finished).
+        let other = try game(fixture, [players[1]], atMs: 3_000, mode: .practice, bank: "chemical-elements")
+        try win(connection, other, atMs: 4_000)
+        #expect(try progress(connection, players[1]).xp == 30)
+    }
+
+    @Test func hoppingTimeZonesGivesNoSecondStreakDay() async throws {
+        let fixture = try StoreFixture(workers: 1)
+        let players = try await fixture.players(2, prefix: "h\(UUID().uuidString.prefix(6))")
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        try connection.setTimeZone(player: players[0], "Etc/GMT+12")
+        // The same zone again is no change; another within a day is refused.
+        try connection.setTimeZone(player: players[0], "Etc/GMT+12")
+        #expect(throws: StoreError.self) { try connection.setTimeZone(player: players[0], "Pacific/Kiritimati") }
+        // 2026-03-02 11:00 UTC: 23:00 on the 1st at UTC-12, 01:00 on the 3rd at UTC+14.
+        let at = Int64(1_772_449_200_000)
+        var duel = try game(fixture, players, atMs: at - 1_000)
+        try win(connection, duel, atMs: at)
+        #expect(try progress(connection, players[0]).streak == 1)
+        // A day later the zone may change; the move itself, a minute after a game, gives no day.
+        try connection.query("""
+            UPDATE player_progress SET time_zone_set_at = now() - interval '25 hours' WHERE player_id = \(players[0])::uuid
+            """)
+        try connection.setTimeZone(player: players[0], "Pacific/Kiritimati")
+        duel = try game(fixture, players, atMs: at + 59_000)
+        try win(connection, duel, atMs: at + 60_000)
+        #expect(try progress(connection, players[0]).streak == 1)
+        // The next real day goes on with the streak, in the new zone.
+        duel = try game(fixture, players, atMs: at + 86_400_000 - 1_000)
+        try win(connection, duel, atMs: at + 86_400_000)
+        #expect(try progress(connection, players[0]).streak == 2)
     }
 }

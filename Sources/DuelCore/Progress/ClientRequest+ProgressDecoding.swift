@@ -8,7 +8,7 @@ extension ClientRequest {
             guard let kind = GoalDraft.Kind(rawValue: try fields.string("kind", maxLength: 32)) else {
                 throw .badField("kind", "must be wins, games, correct_answers or mistakes_learned")
             }
-            return .goalSet(GoalDraft(kind: kind, bank: try fields.optionalString("bank", maxLength: 128),
+            return .goalSet(GoalDraft(kind: kind, bank: try fields.optionalIdentifier("bank", maxLength: 128),
                                       target: try fields.int("target", in: GoalDraft.targets)))
         case "goals": return .goals
         case "notifications":
@@ -16,9 +16,9 @@ extension ClientRequest {
                                   before: fields.has("before") ? try fields.int64("before") : nil)
         case "notifications_seen": return .notificationsSeen(upTo: try fields.int64("up_to"))
         case "rating_history":
-            return .ratingHistory(bank: try fields.string("bank", maxLength: 128),
+            return .ratingHistory(bank: try fields.identifier("bank", maxLength: 128),
                                   limit: try fields.int("limit", in: 1...500, default: 100))
-        case "stats": return .stats(bank: try fields.optionalString("bank", maxLength: 128))
+        case "stats": return .stats(bank: try fields.optionalIdentifier("bank", maxLength: 128))
         case "achievements": return .achievements
         default: return nil
         }

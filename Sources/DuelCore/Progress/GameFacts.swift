@@ -1,13 +1,19 @@
 /// What a finished game says about one of its players, for their progress (issue 14): the
 /// store turns these into XP, streak days, achievements and weekly goals, in the transaction
-/// that finishes the game. Facts, not points: the XP each is worth is the store's one table
-/// of rules (`progress_rules`), which operators can read.
+/// that finishes the game. Facts, not points: what pays and how much is decided in one place,
+/// `record_progress` with its table `progress_rules` (docs/ARCHITECTURE.md, "Progress"), which
+/// also knows what the engine does not (the bank's owner, the player's time zone).
 public struct GameFacts: Sendable, Equatable {
     public let player: PlayerID
     /// Questions this player answered right.
     public let correct: Int
     /// Questions asked (opened) in the game.
     public let questions: Int
+    /// Questions this player answered, right or wrong: a game with none pays nothing (issue 23).
+    public let answered: Int
+    /// Other players still in the game when its first question opened (0 when none opened): a
+    /// first place won only by the others leaving before any question pays nothing (issue 23).
+    public let rivalsAtFirstQuestion: Int
     /// Placed first, alone or shared, in a game of two or more (a win or a shared first place).
     public let firstPlace: Bool
     /// Placed first alone in a game of two or more.
@@ -19,11 +25,13 @@ public struct GameFacts: Sendable, Equatable {
     /// Players seated in the game.
     public let players: Int
 
-    public init(player: PlayerID, correct: Int, questions: Int, firstPlace: Bool, won: Bool, stayed: Bool,
-                fastestCorrectMs: Int64?, players: Int) {
+    public init(player: PlayerID, correct: Int, questions: Int, answered: Int, rivalsAtFirstQuestion: Int,
+                firstPlace: Bool, won: Bool, stayed: Bool, fastestCorrectMs: Int64?, players: Int) {
         self.player = player
         self.correct = correct
         self.questions = questions
+        self.answered = answered
+        self.rivalsAtFirstQuestion = rivalsAtFirstQuestion
         self.firstPlace = firstPlace
         self.won = won
         self.stayed = stayed
@@ -36,6 +44,10 @@ extension Duel {
     /// Each player's facts of this finished game, from its rounds and placements.
     func facts(placements: [PlayerID: Int]) -> [GameFacts] {
         let firsts = placements.values.filter { $0 == 1 }.count
+        // Who was still seated when the first question opened (nobody, if none opened).
+        let seatedAtFirst = rounds.first.map { first in
+            Set(players.filter { $0.leftAtMs.map { $0 > first.opensAtMs } ?? true }.map(\.id))
+        } ?? []
         return players.map { player in
             let right = rounds.compactMap { round -> Int64? in
                 guard let answer = round.answer(of: player.id), answer.correct else { return nil }
@@ -43,6 +55,8 @@ extension Duel {
             }
             return GameFacts(
                 player: player.id, correct: right.count, questions: rounds.count,
+                answered: rounds.filter { $0.answer(of: player.id) != nil }.count,
+                rivalsAtFirstQuestion: seatedAtFirst.subtracting([player.id]).count,
                 firstPlace: players.count >= 2 && placements[player.id] == 1,
                 won: players.count >= 2 && placements[player.id] == 1 && firsts == 1, stayed: player.leftAtMs == nil,
                 fastestCorrectMs: right.min(), players: players.count)

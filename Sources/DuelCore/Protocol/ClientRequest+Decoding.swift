@@ -54,36 +54,33 @@ extension ClientRequest {
             guard length <= 256 else { throw ProtocolError(.weakPassword, "the password must have at most 256 characters") }
             return .signup(username: username, password: password)
         case "login":
-            let username = try fields.string("username", maxLength: 64)
             // A NUL would end the name where libpq sends it as a C string, so the lookup
             // and the login throttle would see two different names.
-            guard !username.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw .badField("username", "must not contain control characters")
-            }
-            return .login(username: username, password: try fields.string("password", maxLength: 1_024))
+            return .login(username: try fields.identifier("username", maxLength: 64),
+                          password: try fields.string("password", maxLength: 1_024))
         case "auth":
-            return .auth(token: try fields.string("token", maxLength: 256),
+            return .auth(token: try fields.identifier("token", maxLength: 256),
                          timeZone: fields.has("time_zone") ? try fields.timeZone() : nil)
         case "logout": return .logout
         case "banks": return .banks
-        case "queue": return .queue(bank: try fields.string("bank", maxLength: 128))
+        case "queue": return .queue(bank: try fields.identifier("bank", maxLength: 128))
         case "cancel": return .cancel
         case "answer":
             return .answer(
-                duelID: try fields.string("duel_id", maxLength: 128),
+                duelID: try fields.identifier("duel_id", maxLength: 128),
                 questionIndex: try fields.int("question_index", in: 0...Int(Int32.max)),
                 submission: try fields.submission())
-        case "forfeit": return .forfeit(duelID: try fields.string("duel_id", maxLength: 128))
+        case "forfeit": return .forfeit(duelID: try fields.identifier("duel_id", maxLength: 128))
         case "resume":
             return .resume(
-                duelID: try fields.string("duel_id", maxLength: 128),
+                duelID: try fields.identifier("duel_id", maxLength: 128),
                 afterSeq: try fields.int("after_seq", in: 0...Int(Int32.max)))
         case "leaderboard":
             return .leaderboard(
-                bank: try fields.string("bank", maxLength: 128),
+                bank: try fields.identifier("bank", maxLength: 128),
                 limit: try fields.int("limit", in: 1...100, default: 20))
         case "profile":
-            return .profile(player: try fields.optionalString("player", maxLength: 128))
+            return .profile(player: try fields.optionalIdentifier("player", maxLength: 128))
         case "history": return .history(limit: try fields.int("limit", in: 1...100, default: 20))
         case "mistakes": return .mistakes(limit: try fields.int("limit", in: 1...100, default: 20))
         case "report":
@@ -105,27 +102,27 @@ extension ClientRequest {
             }
             return .report(questionID: try fields.int64("question_id"), reason: reason)
         case "practice":
-            let bank = try fields.optionalString("bank", maxLength: 128)
+            let bank = try fields.optionalIdentifier("bank", maxLength: 128)
             let mistakes = try fields.bool("mistakes", default: false)
             guard bank != nil || mistakes else { throw .badField("bank", "is required unless mistakes is true") }
             return .practice(bank: bank, mistakes: mistakes)
         case "room_create":
             let answerMs: Int? = fields.has("answer_ms") ? try fields.int("answer_ms", in: 5_000...60_000) : nil
             return .roomCreate(
-                bank: try fields.string("bank", maxLength: 128),
+                bank: try fields.identifier("bank", maxLength: 128),
                 questions: try fields.int("questions", in: 1...20, default: 10), answerMs: answerMs,
                 maxPlayers: try fields.int("max_players", in: 2...4, default: 4))
         case "room_join":
-            return .roomJoin(code: RoomCode.normalized(try fields.plainString("code", maxLength: 32)))
+            return .roomJoin(code: RoomCode.normalized(try fields.identifier("code", maxLength: 32)))
         case "room_leave": return .roomLeave
         case "room_start": return .roomStart
         case "challenge":
             return .challenge(
-                username: try fields.plainString("username", maxLength: 64), bank: try fields.string("bank", maxLength: 128))
-        case "challenge_accept": return .challengeAccept(challengeID: try fields.string("challenge_id", maxLength: 128))
-        case "challenge_decline": return .challengeDecline(challengeID: try fields.string("challenge_id", maxLength: 128))
+                username: try fields.identifier("username", maxLength: 64), bank: try fields.identifier("bank", maxLength: 128))
+        case "challenge_accept": return .challengeAccept(challengeID: try fields.identifier("challenge_id", maxLength: 128))
+        case "challenge_decline": return .challengeDecline(challengeID: try fields.identifier("challenge_id", maxLength: 128))
         case "challenges": return .challenges
-        case "rematch": return .rematch(duelID: try fields.string("duel_id", maxLength: 128))
+        case "rematch": return .rematch(duelID: try fields.identifier("duel_id", maxLength: 128))
         default:
             if let quizOp = try decodeQuizOp(op, fields) { return quizOp }
             if let progressOp = try decodeProgressOp(op, fields) { return progressOp }
@@ -145,10 +142,11 @@ struct Fields {
         return text
     }
 
-    /// A string that names something (a username, a code): a control character is refused,
-    /// since a NUL would end it early where libpq sends it as a C string ("ada\u{0}x" would
-    /// name ada).
-    func plainString(_ name: String, maxLength: Int) throws(ProtocolError) -> String {
+    /// A string that names something (a bank, a quiz, a username, a room code, an id): the one
+    /// reader of identifier fields. A control character is refused, since a NUL would end it
+    /// early where libpq sends it as a C string ("ada\u{0}x" would name ada, and
+    /// "world-capitals\u{0}junk" world-capitals).
+    func identifier(_ name: String, maxLength: Int) throws(ProtocolError) -> String {
         let text = try string(name, maxLength: maxLength)
         guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw .badField(name, "must not contain control characters")
@@ -159,6 +157,12 @@ struct Fields {
     /// Whether the field is present and not null.
     func has(_ name: String) -> Bool {
         object[name].map { $0 != .null } ?? false
+    }
+
+    /// ``identifier(_:maxLength:)`` when the field is present and not null.
+    func optionalIdentifier(_ name: String, maxLength: Int) throws(ProtocolError) -> String? {
+        guard has(name) else { return nil }
+        return try identifier(name, maxLength: maxLength)
     }
 
     func optionalString(_ name: String, maxLength: Int) throws(ProtocolError) -> String? {

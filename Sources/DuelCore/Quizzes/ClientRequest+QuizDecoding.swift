@@ -44,7 +44,7 @@ extension ClientRequest {
 extension Fields {
     /// A quiz's id: its slug, as `quiz_create` returned it.
     func quiz() throws(ProtocolError) -> String {
-        try plainString("quiz", maxLength: 64)
+        try identifier("quiz", maxLength: 64)
     }
 
     /// Text a player writes: trimmed, within `range` code points, no control characters

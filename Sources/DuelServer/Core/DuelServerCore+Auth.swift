@@ -91,8 +91,13 @@ extension DuelServerCore {
         let instance = self.instance
         database(for: connection, { db -> SignIn? in
             guard let player = try db.sessionPlayer(tokenHash: hash) else { return nil }
-            // Sent once with auth (issue 14): the zone streak days are counted in.
-            if let timeZone { try db.setTimeZone(player: player, timeZone) }
+            // Sent once with auth (issue 14): the zone streak days are counted in. A change
+            // within a day of the last one is kept for later rather than failing the sign-in
+            // (a traveller's browser reports its new zone with every auth).
+            if let timeZone {
+                do { try db.setTimeZone(player: player, timeZone) } catch let refusal as StoreError
+                    where refusal.error.code == .rateLimited {}
+            }
             // Registered before the reply: once the client hears it is signed in here,
             // every instance sees it present (it may close its other sockets next).
             try db.markPresent(player: player, instance: instance)

@@ -7,6 +7,7 @@ extension DuelServerCore {
     func quizRequest(_ connection: Connection, _ ref: RequestRef?, _ request: ClientRequest) {
         let player = connection.player!
         let perMinute = configuration.authoringPerMinute
+        let reportsPerHour = configuration.reportsPerHour
         simple(connection, ref) { db in
             switch request {
             case .quizCreate(let fields):
@@ -48,7 +49,7 @@ extension DuelServerCore {
                 guard case .object(let counts) = try db.rate(target, value: value, player: player) else { return [:] }
                 return counts
             case .reportQuiz(let quiz, let reason):
-                try db.reportQuiz(slug: quiz, player: player, reason: reason)
+                try db.reportQuiz(slug: quiz, player: player, reason: reason, perHour: reportsPerHour)
                 return [:]
             default:
                 throw StoreError(.internal, "not a quiz op: \(request.op)")

@@ -32,7 +32,10 @@ extension DuelServerCore {
         case .forfeit(let duel): forfeit(connection, ref, duel: duel, arrivedMs: arrivedMs)
         case .resume(let duel, let afterSeq): resume(connection, ref, duel: duel, afterSeq: afterSeq)
         case .leaderboard(let bank, let limit):
-            simple(connection, ref) { db in ["entries": .array(try db.leaderboard(bank: bank, limit: limit))] }
+            let viewer = connection.player
+            simple(connection, ref) { db in
+                ["entries": .array(try db.leaderboard(bank: bank, limit: limit, viewer: viewer))]
+            }
         case .profile(let player):
             let who = player ?? connection.player!
             simple(connection, ref) { db in
@@ -69,8 +72,9 @@ extension DuelServerCore {
         case .rematch(let duel): rematch(connection, ref, duel: duel)
         case .report(let question, let reason):
             let player = connection.player!
+            let perHour = configuration.reportsPerHour
             simple(connection, ref) { db in
-                try db.report(player: player, question: question, reason: reason)
+                try db.report(player: player, question: question, reason: reason, perHour: perHour)
                 return [:]
             }
         case .quizCreate, .quizUpdate, .quizDelete, .quizPublish, .quizUnpublish, .quizQuestions, .quizInfo,
@@ -100,7 +104,10 @@ extension DuelServerCore {
         case .fresh(let data): reply(connection, ref, data)
         case .wait(startRead: false): break
         case .wait(startRead: true):
-            database(for: nil, priority: .background, { db -> JSONObject in ["banks": .array(try db.banks().map(\.json))] }) {
+            let needed = configuration.duel.questionCount
+            database(for: nil, priority: .background, { db -> JSONObject in
+                ["banks": .array(try db.banks(questionsNeeded: needed).map(\.json))]
+            }) {
                 core, _, result in
                 for (id, ref) in core.banks.finished(try? result.get(), nowMs: Clock.nowMs()) {
                     guard let connection = core.connections[id] else { continue }

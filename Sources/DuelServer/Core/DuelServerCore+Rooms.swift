@@ -58,9 +58,11 @@ extension DuelServerCore {
         let player = connection.player!
         let ttl = configuration.challengeTtlMs
         let perMinute = configuration.challengesPerMinute
+        let receivedPerMinute = configuration.challengesReceivedPerMinute
         simple(connection, ref) { db in
             let made = try db.challenge(
-                from: player, username: username, bank: bank, ttlMs: ttl, perMinute: perMinute, nowMs: Clock.nowMs())
+                from: player, username: username, bank: bank, ttlMs: ttl, perMinute: perMinute,
+                receivedPerMinute: receivedPerMinute, nowMs: Clock.nowMs())
             return ["challenge_id": .string(made.id), "challenge": made.json]
         }
     }

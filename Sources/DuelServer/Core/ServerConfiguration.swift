@@ -63,6 +63,11 @@ public struct ServerConfiguration: Sendable {
     public var challengeTtlMs: Int64 = 300_000
     /// New challenges one player may make in any minute.
     public var challengesPerMinute: Int = 5
+    /// New challenges one player may receive in any minute, from everyone (issue 23: fresh
+    /// accounts each under the challenger's cap still flooded one target).
+    public var challengesReceivedPerMinute: Int = 10
+    /// Reports (of questions and quizzes) one player may file in any hour (issue 23).
+    public var reportsPerHour: Int = 10
     /// How long notifications are kept (issue 14); older ones are pruned by the hourly upkeep.
     public var notificationRetentionDays: Int = 90
     /// Quiz authoring writes one player may make in any minute (issue 13).

@@ -309,7 +309,7 @@ struct AnswerColumns {
     }
 }
 
-/// Finished games' facts as parallel columns for `record_progress` (migration 015), which grants
+/// Finished games' facts as parallel columns for `record_progress` (migration 017), which grants
 /// XP, streak days, goals, levels and achievements in the transaction that finishes the games,
 /// and returns the notifications' payloads. It does not NOTIFY: a NOTIFY in the lanes'
 /// transactions queued every commit on Postgres's notify lock (the two-instance throughput
@@ -318,7 +318,7 @@ struct ProgressColumns {
     private var duels: [String?] = [], players: [String?] = [], banks: [String?] = [], modes: [String?] = []
     private var finished: [String?] = [], correct: [String?] = [], questions: [String?] = []
     private var first: [String?] = [], won: [String?] = [], stayed: [String?] = [], seats: [String?] = []
-    private var fastest: [String?] = []
+    private var fastest: [String?] = [], answered: [String?] = [], rivals: [String?] = []
 
     var isEmpty: Bool { duels.isEmpty }
 
@@ -327,6 +327,7 @@ struct ProgressColumns {
         finished.append(String(finishedAtMs)); correct.append(String(facts.correct)); questions.append(String(facts.questions))
         first.append(facts.firstPlace ? "t" : "f"); won.append(facts.won ? "t" : "f"); stayed.append(facts.stayed ? "t" : "f")
         seats.append(String(facts.players)); fastest.append(facts.fastestCorrectMs.map { String($0) })
+        answered.append(String(facts.answered)); rivals.append(String(facts.rivalsAtFirstQuestion))
     }
 
     func write(on connection: PGConnection) throws -> [String] {
@@ -334,7 +335,8 @@ struct ProgressColumns {
             SELECT p FROM record_progress(\(PGArray(duels))::uuid[], \(PGArray(players))::uuid[], \(PGArray(banks))::int[],
                                    \(PGArray(modes))::text[], \(PGArray(finished))::bigint[], \(PGArray(correct))::int[],
                                    \(PGArray(questions))::int[], \(PGArray(first))::boolean[], \(PGArray(won))::boolean[],
-                                   \(PGArray(stayed))::boolean[], \(PGArray(seats))::int[], \(PGArray(fastest))::bigint[]) AS p
+                                   \(PGArray(stayed))::boolean[], \(PGArray(seats))::int[], \(PGArray(fastest))::bigint[],
+                                   \(PGArray(answered))::int[], \(PGArray(rivals))::int[]) AS p
             """).map { try $0.string("p") }
     }
 }

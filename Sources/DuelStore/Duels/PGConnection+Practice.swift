@@ -15,7 +15,7 @@ extension PGConnection {
             try db.checkFree(player)
             var bankID: Int?
             if let slug {
-                guard let row = try db.query("SELECT id FROM banks b WHERE slug = \(slug) AND retired_at IS NULL AND \(unsafeRaw: BankSummary.playable("b", by: player))").first else {
+                guard let row = try db.query("SELECT id FROM banks b WHERE slug = \(slug) AND \(unsafeRaw: BankSummary.playable("b", by: player))").first else {
                     throw StoreError(.unknownBank)
                 }
                 bankID = try row.int("id")

@@ -13,10 +13,20 @@ extension PGConnection {
             SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = \(name)) AS known
             """)[0].bool("known")
         guard known else { throw StoreError(.badRequest, "time_zone: unknown time zone \(name)") }
-        try query("""
-            INSERT INTO player_progress (player_id, time_zone) VALUES (\(player)::uuid, \(name))
-            ON CONFLICT (player_id) DO UPDATE SET time_zone = excluded.time_zone
+        // The zone may change once in 24 hours (issue 23): hopping between Etc/GMT+12 and
+        // Pacific/Kiritimati made two streak days a minute apart. The same zone again is no
+        // change; the first change from the default is free.
+        let changed = try query("""
+            INSERT INTO player_progress AS p (player_id, time_zone, time_zone_set_at) VALUES (\(player)::uuid, \(name), now())
+            ON CONFLICT (player_id) DO UPDATE SET time_zone = excluded.time_zone,
+                time_zone_set_at = CASE WHEN p.time_zone = excluded.time_zone THEN p.time_zone_set_at ELSE now() END
+             WHERE p.time_zone = excluded.time_zone
+                OR p.time_zone_set_at IS NULL OR p.time_zone_set_at <= now() - interval '24 hours'
+            RETURNING 1
             """)
+        guard !changed.isEmpty else {
+            throw StoreError(.rateLimited, "time_zone: it can change once a day; it stays as it is until then")
+        }
     }
 
     /// Sets (or replaces) a goal for the player's current week; returns every goal of the week.
@@ -25,8 +35,7 @@ extension PGConnection {
             var bankID: Int?
             if let slug = goal.bank {
                 guard let row = try db.query("""
-                    SELECT id FROM banks b WHERE slug = \(slug) AND retired_at IS NULL
-                       AND \(unsafeRaw: BankSummary.playable("b", by: player))
+                    SELECT id FROM banks b WHERE slug = \(slug) AND \(unsafeRaw: BankSummary.playable("b", by: player))
                     """).first else { throw StoreError(.unknownBank) }
                 bankID = try row.int("id")
             }
@@ -102,7 +111,7 @@ extension PGConnection {
     /// Points for a rating-over-time chart: the player's last `limit` rated games in the bank,
     /// oldest first, each with the rating after it (and the start, 1500, is the client's).
     public func ratingHistory(player: PlayerID, bank slug: String, limit: Int) throws -> [JSONValue] {
-        guard let bank = try bank(slug: slug) else { throw StoreError(.unknownBank) }
+        let bank = try visibleBank(slug: slug, viewer: player)
         return try query("""
             SELECT * FROM (
                 SELECT h.duel_id::text AS duel, \(unsafeRaw: SQLTime.ms("d.finished_at")) AS at,
@@ -125,8 +134,7 @@ extension PGConnection {
     public func stats(player: PlayerID, bank slug: String?) throws -> JSONObject {
         var bankID: Int?
         if let slug {
-            guard let bank = try bank(slug: slug) else { throw StoreError(.unknownBank) }
-            bankID = bank.id
+            bankID = try visibleBank(slug: slug, viewer: player).id
         }
         let answers = try query("""
             SELECT count(*) AS answers, count(*) FILTER (WHERE a.correct) AS correct,

@@ -27,11 +27,19 @@ extension BankSummary {
         "\(alias).matchmaking AND (\(alias).owner_id IS NULL OR \(alias).published_at IS NOT NULL)"
     }
 
-    /// SQL: bank `alias` may be played by `player` in practice, rooms and challenges: an
-    /// operator's bank, a published quiz, or the player's own quiz.
+    /// SQL: bank `alias` is visible to `viewer` (nil: not signed in): an operator's bank, a
+    /// published quiz, or the viewer's own quiz. The one home of "visible": a bank this is false
+    /// for answers every op exactly as a missing one (`unknown_bank`), so private quizzes
+    /// cannot be probed (issue 23).
+    static func visible(_ alias: String, to viewer: PlayerID?) -> String {
+        let id = viewer.flatMap { UUIDText.isValid($0) ? "'\($0)'::uuid" : nil } ?? "NULL"
+        return "(\(alias).owner_id IS NULL OR \(alias).published_at IS NOT NULL OR \(alias).owner_id = \(id))"
+    }
+
+    /// SQL: bank `alias` may be played by `player` in practice, rooms and challenges: visible to
+    /// them and not retired.
     static func playable(_ alias: String, by player: PlayerID) -> String {
-        let viewer = UUIDText.isValid(player) ? "'\(player)'::uuid" : "NULL"
-        return "(\(alias).owner_id IS NULL OR \(alias).published_at IS NOT NULL OR \(alias).owner_id = \(viewer))"
+        "(\(alias).retired_at IS NULL AND \(visible(alias, to: player)))"
     }
 }
 
@@ -47,11 +55,17 @@ extension PGConnection {
             """).isEmpty else { throw StoreError(.unknownBank, "that quiz is no longer available") }
     }
 
-    public func banks() throws -> [BankSummary] {
+    /// The banks offered to players (`banks`): in matchmaking, and holding at least
+    /// `questionsNeeded` active questions, the number a duel draws (issue 23: a bank an operator
+    /// had just created with one question was offered, and its button then failed).
+    public func banks(questionsNeeded: Int = 1) throws -> [BankSummary] {
         try query("""
-            SELECT b.id, b.slug, b.title, b.description, b.theme, b.difficulty,
-                   (SELECT count(*) FROM questions q WHERE q.bank_id = b.id AND q.active) AS questions
-              FROM banks b WHERE b.retired_at IS NULL AND \(unsafeRaw: BankSummary.inMatchmaking("b")) ORDER BY b.slug
+            SELECT * FROM (
+                SELECT b.id, b.slug, b.title, b.description, b.theme, b.difficulty,
+                       (SELECT count(*) FROM questions q WHERE q.bank_id = b.id AND q.active) AS questions
+                  FROM banks b WHERE b.retired_at IS NULL AND \(unsafeRaw: BankSummary.inMatchmaking("b"))) offered
+             WHERE questions >= \(questionsNeeded)
+             ORDER BY slug
             """).map(BankSummary.init(row:))
     }
 
@@ -61,6 +75,17 @@ extension PGConnection {
                    (SELECT count(*) FROM questions q WHERE q.bank_id = b.id AND q.active) AS questions
               FROM banks b WHERE b.slug = \(slug)
             """).first.map(BankSummary.init(row:))
+    }
+
+    /// Bank `slug` if `viewer` may see it (``BankSummary/visible(_:to:)``), retired ones
+    /// included (their figures stay readable); `unknown_bank` otherwise, as for a missing slug.
+    public func visibleBank(slug: String, viewer: PlayerID?) throws -> BankSummary {
+        guard let bank = try query("""
+            SELECT b.id, b.slug, b.title, b.description, b.theme, b.difficulty,
+                   (SELECT count(*) FROM questions q WHERE q.bank_id = b.id AND q.active) AS questions
+              FROM banks b WHERE b.slug = \(slug) AND \(unsafeRaw: BankSummary.visible("b", to: viewer))
+            """).first.map(BankSummary.init(row:)) else { throw StoreError(.unknownBank) }
+        return bank
     }
 
     /// Draws up to `count` distinct active questions of a bank at random.

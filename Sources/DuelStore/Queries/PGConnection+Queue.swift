@@ -60,13 +60,23 @@ extension PGConnection {
         try query("SELECT bank_id FROM match_queue GROUP BY bank_id HAVING count(*) >= 2 ORDER BY bank_id").map { try $0.int("bank_id") }
     }
 
-    /// Waiting players per bank slug (for metrics).
+    /// The metrics' label under which every player's quiz is summed (a slug cannot start with `_`).
+    public static let playerQuizzesLabel = "_player_quizzes"
+
+    /// Waiting players per operator bank's slug, and in all players' quizzes together under
+    /// ``playerQuizzesLabel`` (for metrics): a series per quiz grew with what players made,
+    /// private quizzes included (issue 23).
     public func queueLengths() throws -> [String: Int] {
         var lengths: [String: Int] = [:]
         for row in try query("""
-            SELECT b.slug, count(q.player_id) AS n FROM banks b LEFT JOIN match_queue q ON q.bank_id = b.id GROUP BY b.slug
+            SELECT CASE WHEN b.owner_id IS NULL THEN b.slug ELSE \(Self.playerQuizzesLabel) END AS slug,
+                   count(q.player_id) AS n
+              FROM banks b LEFT JOIN match_queue q ON q.bank_id = b.id
+             WHERE b.owner_id IS NULL OR q.player_id IS NOT NULL
+             GROUP BY 1
+             UNION ALL SELECT \(Self.playerQuizzesLabel), 0
             """) {
-            lengths[try row.string("slug")] = try row.int("n")
+            lengths[try row.string("slug"), default: 0] += try row.int("n")
         }
         return lengths
     }

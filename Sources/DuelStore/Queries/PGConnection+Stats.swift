@@ -2,8 +2,9 @@ import DuelCore
 
 extension PGConnection {
     /// A bank's ratings, best first (`leaderboard` op). Players who never finished a duel there are not listed.
-    public func leaderboard(bank slug: String, limit: Int) throws -> [JSONValue] {
-        guard let bank = try bank(slug: slug) else { throw StoreError(.unknownBank) }
+    /// A quiz `viewer` may not see is `unknown_bank`, as a missing one.
+    public func leaderboard(bank slug: String, limit: Int, viewer: PlayerID? = nil) throws -> [JSONValue] {
+        let bank = try visibleBank(slug: slug, viewer: viewer)
         return try query("""
             SELECT p.id::text AS id, p.username, r.rating, r.games, r.wins
               FROM ratings r JOIN players p ON p.id = r.player_id
@@ -77,19 +78,6 @@ extension PGConnection {
                             WHERE m.player_id = p.player_id AND m.question_id = p.question_id
                               AND m.finished_at <= p.learned_at)
             """)[0].int("n")
-    }
-
-    /// Flags a question for the bank's operators (`report` op).
-    public func report(player: PlayerID, question: Int64, reason: String) throws {
-        do {
-            try query("""
-                INSERT INTO question_reports (question_id, player_id, reason)
-                VALUES (\(question), \(player)::uuid, \(reason))
-                """)
-        } catch {
-            if error.sqlState == PGError.Code.foreignKeyViolation { throw StoreError(.unknownQuestion) }
-            throw error
-        }
     }
 
     /// Live duels (for metrics).

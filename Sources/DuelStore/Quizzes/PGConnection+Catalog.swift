@@ -128,20 +128,12 @@ extension PGConnection {
         }
     }
 
-    /// Flags a quiz for operators (`report` with `quiz`).
-    public func reportQuiz(slug: String, player: PlayerID, reason: String) throws {
-        guard let quiz = try visibleQuiz(slug, viewer: player) else { throw StoreError(.unknownBank, "no such quiz") }
-        try query("""
-            INSERT INTO question_reports (bank_id, player_id, reason) VALUES (\(quiz.bankID), \(player)::uuid, \(reason))
-            """)
-    }
-
     /// A live quiz `viewer` may see: published, their own, or saved by them.
     func visibleQuiz(_ slug: String, viewer: PlayerID) throws -> Quiz? {
         try query("""
             SELECT \(unsafeRaw: Quiz.columns(viewer: viewer)) FROM banks b JOIN players p ON p.id = b.owner_id
              WHERE b.slug = \(slug) AND b.retired_at IS NULL
-               AND (b.published_at IS NOT NULL OR b.owner_id = \(viewer)::uuid
+               AND (\(unsafeRaw: BankSummary.visible("b", to: viewer))
                     OR EXISTS (SELECT 1 FROM quiz_saves s WHERE s.bank_id = b.id AND s.player_id = \(viewer)::uuid))
             """).first.map(Quiz.init(row:))
     }

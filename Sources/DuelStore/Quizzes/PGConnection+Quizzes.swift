@@ -151,22 +151,27 @@ extension PGConnection {
     }
 
     /// The bank id of the owner's live quiz `slug`, locked unless `lock` is false:
-    /// `unknown_bank` when there is none, `not_owner` when it is someone else's (or an
+    /// `unknown_bank` when there is none or the caller may not see it (another player's private
+    /// quiz answers as a missing one), `not_owner` when it is someone else's visible quiz (or an
     /// operator's bank).
     func ownedQuiz(_ slug: String, owner: PlayerID, lock: Bool = true) throws -> Int {
         guard let row = try query("""
-            SELECT id, owner_id::text AS owner FROM banks WHERE slug = \(slug) AND retired_at IS NULL
+            SELECT id, owner_id::text AS owner FROM banks b
+             WHERE slug = \(slug) AND retired_at IS NULL AND \(unsafeRaw: BankSummary.visible("b", to: owner))
             \(unsafeRaw: lock ? "FOR UPDATE" : "")
             """).first else { throw StoreError(.unknownBank, "no such quiz") }
         guard row.optionalString("owner") == owner else { throw StoreError(.notOwner) }
         return try row.int("id")
     }
 
-    /// The quiz (bank id) of the owner's active question `id`, locked.
+    /// The quiz (bank id) of the owner's active question `id`, locked: `unknown_question` when
+    /// there is none or it is in a quiz the caller may not see, `not_owner` when it is in
+    /// someone else's visible quiz.
     func ownedQuestion(_ id: Int64, owner: PlayerID) throws -> Int {
         guard let row = try query("""
             SELECT q.bank_id, b.owner_id::text AS owner FROM questions q JOIN banks b ON b.id = q.bank_id
-             WHERE q.id = \(id) AND q.active AND b.retired_at IS NULL FOR UPDATE OF q, b
+             WHERE q.id = \(id) AND q.active AND b.retired_at IS NULL
+               AND \(unsafeRaw: BankSummary.visible("b", to: owner)) FOR UPDATE OF q, b
             """).first else { throw StoreError(.unknownQuestion) }
         guard row.optionalString("owner") == owner else { throw StoreError(.notOwner) }
         return try row.int("bank_id")

@@ -6,22 +6,25 @@ import Foundation
 extension PGConnection {
     /// `challenge {username, bank}`. A second challenge of the same player in the same bank
     /// while one is pending returns the pending one. At most `perMinute` new challenges per
-    /// challenger in any minute (`rate_limited`): they notify their target, so they must not
-    /// become a way to spam.
+    /// challenger in any minute, and at most `receivedPerMinute` per target from everyone
+    /// (`rate_limited`, nothing stored): they notify their target, so they must not become a way
+    /// to spam, neither from one account nor from many fresh ones.
     public func challenge(
-        from player: PlayerID, username: String, bank slug: String, ttlMs: Int64, perMinute: Int, nowMs: Int64
+        from player: PlayerID, username: String, bank slug: String, ttlMs: Int64, perMinute: Int,
+        receivedPerMinute: Int = 10, nowMs: Int64
     ) throws -> Challenge {
         try transaction { db in
             guard let target = try db.query("""
                 SELECT id::text AS id FROM players WHERE lower(username) = lower(\(username)) AND disabled_at IS NULL
                 """).first.map({ try $0.string("id") }) else { throw StoreError(.unknownPlayer) }
             if target == player { throw StoreError(.badRequest, "username: you cannot challenge yourself") }
-            guard let bank = try db.query("SELECT id FROM banks b WHERE slug = \(slug) AND retired_at IS NULL AND \(unsafeRaw: BankSummary.playable("b", by: player))").first else {
+            guard let bank = try db.query("SELECT id FROM banks b WHERE slug = \(slug) AND \(unsafeRaw: BankSummary.playable("b", by: player))").first else {
                 throw StoreError(.unknownBank)
             }
             let bankID = try bank.int("id")
-            // Serializes one challenger's requests, so the rate count below is exact.
-            try db.lockPlayers([player])
+            // Serializes the challenger's requests and those to the target, so the rate counts
+            // below are exact (both locked in id order: no deadlock between two players).
+            try db.lockPlayers([player, target])
             if let pending = try db.query("""
                 SELECT \(unsafeRaw: Challenge.columns) FROM challenges c \(unsafeRaw: Challenge.joins)
                  WHERE c.from_player = \(player)::uuid AND c.to_player = \(target)::uuid AND c.bank_id = \(bankID)
@@ -35,6 +38,13 @@ extension PGConnection {
                 """)[0].int("n")
             if recent >= perMinute {
                 throw StoreError(.rateLimited, "at most \(perMinute) challenges a minute")
+            }
+            let received = try db.query("""
+                SELECT count(*) AS n FROM challenges
+                 WHERE to_player = \(target)::uuid AND created_at > now() - interval '1 minute'
+                """)[0].int("n")
+            if received >= receivedPerMinute {
+                throw StoreError(.rateLimited, "that player has received too many challenges; try again in a minute")
             }
             let id = UUID().uuidString.lowercased()
             try db.query("""

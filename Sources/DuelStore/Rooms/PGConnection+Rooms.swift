@@ -42,7 +42,7 @@ extension PGConnection {
     ) throws -> Room {
         try transaction { db in
             try db.checkFree(player)
-            guard let bank = try db.query("SELECT id FROM banks b WHERE slug = \(slug) AND retired_at IS NULL AND \(unsafeRaw: BankSummary.playable("b", by: player))").first else {
+            guard let bank = try db.query("SELECT id FROM banks b WHERE slug = \(slug) AND \(unsafeRaw: BankSummary.playable("b", by: player))").first else {
                 throw StoreError(.unknownBank)
             }
             let bankID = try bank.int("id")
@@ -153,8 +153,9 @@ extension PGConnection {
     }
 
     /// Members whose last connection closed `afterMs` ago or more leave their rooms (their
-    /// live game's own abandonment clock forfeits it). Any instance may run it; the DELETE
-    /// makes each departure happen once. Returns how many left.
+    /// live game's own abandonment clock forfeits it), and banned members at once, without
+    /// waiting for the delay (issue 23: a banned player's room kept them listed). Any instance
+    /// may run it; the DELETE makes each departure happen once. Returns how many left.
     @discardableResult
     public func leaveGoneMembers(afterMs: Int64, nowMs: Int64) throws -> Int {
         try transaction { db in
@@ -168,7 +169,8 @@ extension PGConnection {
                 """)
             let gone = try db.query("""
                 SELECT m.player_id::text AS player, m.room_id FROM room_members m
-                 WHERE m.gone_since IS NOT NULL AND m.gone_since < now() - make_interval(secs => \(afterMs) / 1000.0)
+                 WHERE (m.gone_since IS NOT NULL AND m.gone_since < now() - make_interval(secs => \(afterMs) / 1000.0))
+                    OR EXISTS (SELECT 1 FROM players p WHERE p.id = m.player_id AND p.disabled_at IS NOT NULL)
                  ORDER BY m.room_id
                    FOR UPDATE SKIP LOCKED
                 """)
