@@ -74,7 +74,7 @@ import Testing
             var duel = duel(Self.questions[index])
             let before = duel
             let step = duel.answer(player: Fixture.alice, questionIndex: 0, submission: submission, atMs: 4_000)
-            #expect(step.rejection == DuelRejection(.badRequest, message))
+            #expect(step.rejection == ProtocolError(.badRequest, message))
             #expect(duel == before)
         }
     }

@@ -107,7 +107,7 @@ import Testing
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(outcomes.filter { $0 == .answered(correct: true, points: 200) }.count == 1)
-            #expect(outcomes.filter { $0 == .rejected(DuelRejection(.lockedOut)) }.count == 1)
+            #expect(outcomes.filter { $0 == .rejected(ProtocolError(.lockedOut)) }.count == 1)
             // The duel is revealed; both racing to finish it (forfeit and the reveal deadline) rate it once.
             let finishers = try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask {

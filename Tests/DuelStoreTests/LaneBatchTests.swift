@@ -54,7 +54,7 @@ import Testing
             answer(b, seat: 0, correct: false), answer(b, seat: 1, correct: true),
         ]).map { try? $0.get() ?? nil }
         #expect(results[0]?.outcome == .answered(correct: true, points: 200))
-        #expect(results[1]?.outcome == .rejected(DuelRejection(.lockedOut)))
+        #expect(results[1]?.outcome == .rejected(ProtocolError(.lockedOut)))
         #expect(results[2]?.outcome == .answered(correct: false, points: 0))
         #expect(results[3]?.outcome == .answered(correct: true, points: 200))
         let stored = try connection.query("""

@@ -1,26 +1,26 @@
 /// Decoding of the progress ops (issue 14).
 extension ClientRequest {
-    /// The progress op named `op`, or nil when `op` is not one.
-    static func decodeProgressOp(_ op: String, _ fields: Fields) throws(ProtocolError) -> ClientRequest? {
+    /// The progress op `op` (the main decoder sends only those here).
+    static func decodeProgressOp(_ op: Op, _ fields: Fields) throws(ProtocolError) -> ClientRequest {
         switch op {
-        case "profile_update": return .profileUpdate(timeZone: try fields.timeZone())
-        case "goal_set":
+        case .profileUpdate: return .profileUpdate(timeZone: try fields.timeZone())
+        case .goalSet:
             guard let kind = GoalDraft.Kind(rawValue: try fields.string("kind", maxLength: 32)) else {
                 throw .badField("kind", "must be wins, games, correct_answers or mistakes_learned")
             }
             return .goalSet(GoalDraft(kind: kind, bank: try fields.optionalIdentifier("bank", maxLength: 128),
                                       target: try fields.int("target", in: GoalDraft.targets)))
-        case "goals": return .goals
-        case "notifications":
+        case .goals: return .goals
+        case .notifications:
             return .notifications(limit: try fields.int("limit", in: 1...100, default: 20),
                                   before: fields.has("before") ? try fields.int64("before") : nil)
-        case "notifications_seen": return .notificationsSeen(upTo: try fields.int64("up_to"))
-        case "rating_history":
+        case .notificationsSeen: return .notificationsSeen(upTo: try fields.int64("up_to"))
+        case .ratingHistory:
             return .ratingHistory(bank: try fields.identifier("bank", maxLength: 128),
                                   limit: try fields.int("limit", in: 1...500, default: 100))
-        case "stats": return .stats(bank: try fields.optionalIdentifier("bank", maxLength: 128))
-        case "achievements": return .achievements
-        default: return nil
+        case .stats: return .stats(bank: try fields.optionalIdentifier("bank", maxLength: 128))
+        case .achievements: return .achievements
+        default: throw ProtocolError(.internal, "not a progress op: \(op.rawValue)")
         }
     }
 }

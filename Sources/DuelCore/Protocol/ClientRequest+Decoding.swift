@@ -41,9 +41,12 @@ extension ClientRequest {
         }
     }
 
-    private static func decode(op: String, _ fields: Fields) throws(ProtocolError) -> ClientRequest {
+    private static func decode(op name: String, _ fields: Fields) throws(ProtocolError) -> ClientRequest {
+        guard let op = Op(rawValue: name) else {
+            throw ProtocolError(.unknownOp, "unknown op '\(String(name.prefix(64)))'")
+        }
         switch op {
-        case "signup":
+        case .signup:
             let username = try fields.string("username", maxLength: 64)
             guard isValidUsername(username) else {
                 throw .badField("username", "3-32 characters: letters, digits, '_', '-', '.'")
@@ -53,37 +56,37 @@ extension ClientRequest {
             guard length >= 8 else { throw ProtocolError(.weakPassword, "the password must have at least 8 characters") }
             guard length <= 256 else { throw ProtocolError(.weakPassword, "the password must have at most 256 characters") }
             return .signup(username: username, password: password)
-        case "login":
+        case .login:
             // A NUL would end the name where libpq sends it as a C string, so the lookup
             // and the login throttle would see two different names.
             return .login(username: try fields.identifier("username", maxLength: 64),
                           password: try fields.string("password", maxLength: 1_024))
-        case "auth":
+        case .auth:
             return .auth(token: try fields.identifier("token", maxLength: 256),
                          timeZone: fields.has("time_zone") ? try fields.timeZone() : nil)
-        case "logout": return .logout
-        case "banks": return .banks
-        case "queue": return .queue(bank: try fields.identifier("bank", maxLength: 128))
-        case "cancel": return .cancel
-        case "answer":
+        case .logout: return .logout
+        case .banks: return .banks
+        case .queue: return .queue(bank: try fields.identifier("bank", maxLength: 128))
+        case .cancel: return .cancel
+        case .answer:
             return .answer(
                 duelID: try fields.identifier("duel_id", maxLength: 128),
                 questionIndex: try fields.int("question_index", in: 0...Int(Int32.max)),
                 submission: try fields.submission())
-        case "forfeit": return .forfeit(duelID: try fields.identifier("duel_id", maxLength: 128))
-        case "resume":
+        case .forfeit: return .forfeit(duelID: try fields.identifier("duel_id", maxLength: 128))
+        case .resume:
             return .resume(
                 duelID: try fields.identifier("duel_id", maxLength: 128),
                 afterSeq: try fields.int("after_seq", in: 0...Int(Int32.max)))
-        case "leaderboard":
+        case .leaderboard:
             return .leaderboard(
                 bank: try fields.identifier("bank", maxLength: 128),
                 limit: try fields.int("limit", in: 1...100, default: 20))
-        case "profile":
+        case .profile:
             return .profile(player: try fields.optionalIdentifier("player", maxLength: 128))
-        case "history": return .history(limit: try fields.int("limit", in: 1...100, default: 20))
-        case "mistakes": return .mistakes(limit: try fields.int("limit", in: 1...100, default: 20))
-        case "report":
+        case .history: return .history(limit: try fields.int("limit", in: 1...100, default: 20))
+        case .mistakes: return .mistakes(limit: try fields.int("limit", in: 1...100, default: 20))
+        case .report:
             let reason = try fields.string("reason", maxLength: 2_000)
             // Counted in code points, as Postgres's char_length in the column's CHECK counts
             // them (Swift's count of characters let 500 emoji with skin tones through here,
@@ -101,32 +104,32 @@ extension ClientRequest {
                 return .reportQuiz(quiz: try fields.quiz(), reason: reason)
             }
             return .report(questionID: try fields.int64("question_id"), reason: reason)
-        case "practice":
+        case .practice:
             let bank = try fields.optionalIdentifier("bank", maxLength: 128)
             let mistakes = try fields.bool("mistakes", default: false)
             guard bank != nil || mistakes else { throw .badField("bank", "is required unless mistakes is true") }
             return .practice(bank: bank, mistakes: mistakes)
-        case "room_create":
+        case .roomCreate:
             let answerMs: Int? = fields.has("answer_ms") ? try fields.int("answer_ms", in: 5_000...60_000) : nil
             return .roomCreate(
                 bank: try fields.identifier("bank", maxLength: 128),
                 questions: try fields.int("questions", in: 1...20, default: 10), answerMs: answerMs,
                 maxPlayers: try fields.int("max_players", in: 2...4, default: 4))
-        case "room_join":
+        case .roomJoin:
             return .roomJoin(code: RoomCode.normalized(try fields.identifier("code", maxLength: 32)))
-        case "room_leave": return .roomLeave
-        case "room_start": return .roomStart
-        case "challenge":
+        case .roomLeave: return .roomLeave
+        case .roomStart: return .roomStart
+        case .challenge:
             return .challenge(
                 username: try fields.identifier("username", maxLength: 64), bank: try fields.identifier("bank", maxLength: 128))
-        case "challenge_accept": return .challengeAccept(challengeID: try fields.identifier("challenge_id", maxLength: 128))
-        case "challenge_decline": return .challengeDecline(challengeID: try fields.identifier("challenge_id", maxLength: 128))
-        case "challenges": return .challenges
-        case "rematch": return .rematch(duelID: try fields.identifier("duel_id", maxLength: 128))
-        default:
-            if let quizOp = try decodeQuizOp(op, fields) { return quizOp }
-            if let progressOp = try decodeProgressOp(op, fields) { return progressOp }
-            throw ProtocolError(.unknownOp, "unknown op '\(String(op.prefix(64)))'")
+        case .challengeAccept: return .challengeAccept(challengeID: try fields.identifier("challenge_id", maxLength: 128))
+        case .challengeDecline: return .challengeDecline(challengeID: try fields.identifier("challenge_id", maxLength: 128))
+        case .challenges: return .challenges
+        case .rematch: return .rematch(duelID: try fields.identifier("duel_id", maxLength: 128))
+        case .quizCreate, .quizUpdate, .quizDelete, .quizPublish, .quizUnpublish, .quizQuestions, .quiz, .myQuizzes, .questionAdd, .questionUpdate, .questionDelete, .catalog, .quizSave, .quizUnsave, .library, .rate:
+            return try decodeQuizOp(op, fields)
+        case .profileUpdate, .goalSet, .goals, .notifications, .notificationsSeen, .ratingHistory, .stats, .achievements:
+            return try decodeProgressOp(op, fields)
         }
     }
 }

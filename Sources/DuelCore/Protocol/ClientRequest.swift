@@ -75,71 +75,67 @@ public enum ClientRequest: Sendable, Equatable {
     case stats(bank: String?)
     case achievements
 
-    /// The `op` names, as on the wire.
-    public static let ops = [
-        "signup", "login", "auth", "logout", "banks", "queue", "cancel", "answer", "forfeit",
-        "resume", "leaderboard", "profile", "history", "mistakes", "report", "practice",
-        "room_create", "room_join", "room_leave", "room_start", "challenge", "challenge_accept",
-        "challenge_decline", "challenges", "rematch", "quiz_create", "quiz_update", "quiz_delete", "quiz_publish",
-        "quiz_unpublish", "quiz_questions", "quiz", "my_quizzes", "question_add", "question_update", "question_delete",
-        "catalog", "quiz_save", "quiz_unsave", "library", "rate", "profile_update", "goal_set", "goals",
-        "notifications", "notifications_seen", "rating_history", "stats", "achievements",
-    ]
+    /// The `op` names, as on the wire (``Op``, the one list).
+    public static var ops: [String] { Op.allCases.map(\.rawValue) }
 
-    public var op: String {
+    /// The op this request was sent as.
+    public var opName: Op {
         switch self {
-        case .signup: "signup"
-        case .login: "login"
-        case .auth: "auth"
-        case .logout: "logout"
-        case .banks: "banks"
-        case .queue: "queue"
-        case .cancel: "cancel"
-        case .answer: "answer"
-        case .forfeit: "forfeit"
-        case .resume: "resume"
-        case .leaderboard: "leaderboard"
-        case .profile: "profile"
-        case .history: "history"
-        case .mistakes: "mistakes"
-        case .report: "report"
-        case .practice: "practice"
-        case .roomCreate: "room_create"
-        case .roomJoin: "room_join"
-        case .roomLeave: "room_leave"
-        case .roomStart: "room_start"
-        case .challenge: "challenge"
-        case .challengeAccept: "challenge_accept"
-        case .challengeDecline: "challenge_decline"
-        case .challenges: "challenges"
-        case .rematch: "rematch"
-        case .quizCreate: "quiz_create"
-        case .quizUpdate: "quiz_update"
-        case .quizDelete: "quiz_delete"
-        case .quizPublish: "quiz_publish"
-        case .quizUnpublish: "quiz_unpublish"
-        case .quizQuestions: "quiz_questions"
-        case .quizInfo: "quiz"
-        case .myQuizzes: "my_quizzes"
-        case .questionAdd: "question_add"
-        case .questionUpdate: "question_update"
-        case .questionDelete: "question_delete"
-        case .catalog: "catalog"
-        case .quizSave: "quiz_save"
-        case .quizUnsave: "quiz_unsave"
-        case .library: "library"
-        case .rate: "rate"
-        case .reportQuiz: "report"
-        case .profileUpdate: "profile_update"
-        case .goalSet: "goal_set"
-        case .goals: "goals"
-        case .notifications: "notifications"
-        case .notificationsSeen: "notifications_seen"
-        case .ratingHistory: "rating_history"
-        case .stats: "stats"
-        case .achievements: "achievements"
+        case .signup: .signup
+        case .login: .login
+        case .auth: .auth
+        case .logout: .logout
+        case .banks: .banks
+        case .queue: .queue
+        case .cancel: .cancel
+        case .answer: .answer
+        case .forfeit: .forfeit
+        case .resume: .resume
+        case .leaderboard: .leaderboard
+        case .profile: .profile
+        case .history: .history
+        case .mistakes: .mistakes
+        case .report: .report
+        case .practice: .practice
+        case .roomCreate: .roomCreate
+        case .roomJoin: .roomJoin
+        case .roomLeave: .roomLeave
+        case .roomStart: .roomStart
+        case .challenge: .challenge
+        case .challengeAccept: .challengeAccept
+        case .challengeDecline: .challengeDecline
+        case .challenges: .challenges
+        case .rematch: .rematch
+        case .quizCreate: .quizCreate
+        case .quizUpdate: .quizUpdate
+        case .quizDelete: .quizDelete
+        case .quizPublish: .quizPublish
+        case .quizUnpublish: .quizUnpublish
+        case .quizQuestions: .quizQuestions
+        case .quizInfo: .quiz
+        case .myQuizzes: .myQuizzes
+        case .questionAdd: .questionAdd
+        case .questionUpdate: .questionUpdate
+        case .questionDelete: .questionDelete
+        case .catalog: .catalog
+        case .quizSave: .quizSave
+        case .quizUnsave: .quizUnsave
+        case .library: .library
+        case .rate: .rate
+        case .reportQuiz: .report
+        case .profileUpdate: .profileUpdate
+        case .goalSet: .goalSet
+        case .goals: .goals
+        case .notifications: .notifications
+        case .notificationsSeen: .notificationsSeen
+        case .ratingHistory: .ratingHistory
+        case .stats: .stats
+        case .achievements: .achievements
         }
     }
+
+    /// The op's wire name.
+    public var op: String { opName.rawValue }
 
     /// Whether the op writes a player's quizzes: these share a per-player rate limit.
     public var isAuthoring: Bool {
@@ -151,12 +147,7 @@ public enum ClientRequest: Sendable, Equatable {
     }
 
     /// Whether the op is allowed before authentication.
-    public var allowedAnonymously: Bool {
-        Self.anonymousOps.contains(op)
-    }
-
-    /// The ops accepted before authentication.
-    public static let anonymousOps: Set<String> = ["signup", "login", "auth", "banks"]
+    public var allowedAnonymously: Bool { opName.isAnonymous }
 }
 
 /// A decoded client message: its ref and request.

@@ -1,32 +1,32 @@
 /// Decoding of the quiz ops (issue 13): every field checked, each refusal a `bad_request`
 /// naming the field.
 extension ClientRequest {
-    /// The quiz op named `op`, or nil when `op` is not one.
-    static func decodeQuizOp(_ op: String, _ fields: Fields) throws(ProtocolError) -> ClientRequest? {
+    /// The quiz op `op` (the main decoder sends only those here).
+    static func decodeQuizOp(_ op: Op, _ fields: Fields) throws(ProtocolError) -> ClientRequest {
         switch op {
-        case "quiz_create":
+        case .quizCreate:
             let quiz = try fields.quizFields()
             guard quiz.title != nil else { throw .badField("title", "is required") }
             return .quizCreate(quiz)
-        case "quiz_update":
+        case .quizUpdate:
             let quiz = try fields.quizFields()
             guard !quiz.isEmpty else { throw .badField("title", "send at least one of title, description, theme, difficulty") }
             return .quizUpdate(quiz: try fields.quiz(), quiz)
-        case "quiz_delete": return .quizDelete(quiz: try fields.quiz())
-        case "quiz_publish": return .quizPublish(quiz: try fields.quiz())
-        case "quiz_unpublish": return .quizUnpublish(quiz: try fields.quiz())
-        case "quiz_questions": return .quizQuestions(quiz: try fields.quiz())
-        case "quiz": return .quizInfo(quiz: try fields.quiz())
-        case "my_quizzes": return .myQuizzes
-        case "question_add": return .questionAdd(quiz: try fields.quiz(), try fields.questionDraft())
-        case "question_update":
+        case .quizDelete: return .quizDelete(quiz: try fields.quiz())
+        case .quizPublish: return .quizPublish(quiz: try fields.quiz())
+        case .quizUnpublish: return .quizUnpublish(quiz: try fields.quiz())
+        case .quizQuestions: return .quizQuestions(quiz: try fields.quiz())
+        case .quiz: return .quizInfo(quiz: try fields.quiz())
+        case .myQuizzes: return .myQuizzes
+        case .questionAdd: return .questionAdd(quiz: try fields.quiz(), try fields.questionDraft())
+        case .questionUpdate:
             return .questionUpdate(questionID: try fields.int64("question_id"), try fields.questionDraft())
-        case "question_delete": return .questionDelete(questionID: try fields.int64("question_id"))
-        case "catalog": return .catalog(try fields.catalogQuery())
-        case "quiz_save": return .quizSave(quiz: try fields.quiz())
-        case "quiz_unsave": return .quizUnsave(quiz: try fields.quiz())
-        case "library": return .library
-        case "rate":
+        case .questionDelete: return .questionDelete(questionID: try fields.int64("question_id"))
+        case .catalog: return .catalog(try fields.catalogQuery())
+        case .quizSave: return .quizSave(quiz: try fields.quiz())
+        case .quizUnsave: return .quizUnsave(quiz: try fields.quiz())
+        case .library: return .library
+        case .rate:
             let target: RateTarget
             switch (fields.has("quiz"), fields.has("question_id")) {
             case (true, false): target = .quiz(try fields.quiz())
@@ -36,7 +36,7 @@ extension ClientRequest {
             }
             return .rate(target, value: try fields.int("value", in: -1...1))
         default:
-            return nil
+            throw ProtocolError(.internal, "not a quiz op: \(op.rawValue)")
         }
     }
 }

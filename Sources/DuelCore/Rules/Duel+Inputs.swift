@@ -55,27 +55,27 @@ extension Duel {
     /// and whether the answer is right.
     private func checkAnswer(
         player: PlayerID, questionIndex: Int, submission: Submission, atMs: Int64
-    ) -> Result<(Int, Bool), DuelRejection> {
-        guard let seat = seat(of: player) else { return .failure(DuelRejection(.notInDuel)) }
-        guard phase != .finished, players[seat].leftAtMs == nil else { return .failure(DuelRejection(.duelOver)) }
+    ) -> Result<(Int, Bool), ProtocolError> {
+        guard let seat = seat(of: player) else { return .failure(ProtocolError(.notInDuel)) }
+        guard phase != .finished, players[seat].leftAtMs == nil else { return .failure(ProtocolError(.duelOver)) }
         guard questionIndex >= 0 else {
-            return .failure(DuelRejection(.badRequest, "question_index must not be negative"))
+            return .failure(ProtocolError(.badRequest, "question_index must not be negative"))
         }
         guard questionIndex < rounds.count else {
-            return .failure(DuelRejection(.wrongQuestion, "question \(questionIndex) is not open"))
+            return .failure(ProtocolError(.wrongQuestion, "question \(questionIndex) is not open"))
         }
         let round = rounds[questionIndex]
         // An answer stamped before its question opened (it arrived while a timer's
         // transaction was opening the question later) is not an answer to it.
         guard atMs >= round.opensAtMs else {
-            return .failure(DuelRejection(.wrongQuestion, "question \(questionIndex) was not open yet"))
+            return .failure(ProtocolError(.wrongQuestion, "question \(questionIndex) was not open yet"))
         }
-        if round.answer(of: player) != nil { return .failure(DuelRejection(.alreadyAnswered)) }
+        if round.answer(of: player) != nil { return .failure(ProtocolError(.alreadyAnswered)) }
         switch round.revealCause {
         case .won?:
-            return .failure(DuelRejection(.lockedOut))
+            return .failure(ProtocolError(.lockedOut))
         case .deadline?, .allAnswered?:
-            return .failure(DuelRejection(.tooLate))
+            return .failure(ProtocolError(.tooLate))
         case nil:
             break
         }
@@ -83,7 +83,7 @@ extension Duel {
         // (catchUp would have revealed it otherwise).
         switch questions[questionIndex].verdict(submission) {
         case .success(let correct): return .success((seat, correct))
-        case .failure(let refusal): return .failure(DuelRejection(.badRequest, refusal.message))
+        case .failure(let refusal): return .failure(ProtocolError(.badRequest, refusal.message))
         }
     }
 
@@ -95,12 +95,12 @@ extension Duel {
         catchUp(nowMs: atMs, into: &step)
         if let seat = seat(of: player) {
             if phase == .finished || players[seat].leftAtMs != nil {
-                step.outcome = .rejected(DuelRejection(.duelOver))
+                step.outcome = .rejected(ProtocolError(.duelOver))
             } else {
                 leave(seat: seat, reason: .forfeit, atMs: atMs, into: &step)
             }
         } else {
-            step.outcome = .rejected(DuelRejection(.notInDuel))
+            step.outcome = .rejected(ProtocolError(.notInDuel))
         }
         finishStep(&step)
         return step
@@ -112,7 +112,7 @@ extension Duel {
         var step = DuelStep()
         catchUp(nowMs: atMs, into: &step)
         if phase == .finished {
-            step.outcome = .rejected(DuelRejection(.duelOver))
+            step.outcome = .rejected(ProtocolError(.duelOver))
         } else {
             finish(reason: .ended, winner: nil, atMs: atMs, into: &step)
         }
@@ -137,7 +137,7 @@ extension Duel {
         catchUp(nowMs: atMs, into: &step)
         if let seat = seat(of: player) {
             if phase == .finished {
-                step.outcome = .rejected(DuelRejection(.duelOver))
+                step.outcome = .rejected(ProtocolError(.duelOver))
             } else if players[seat].connected != connected {
                 players[seat].connected = connected
                 players[seat].disconnectedAtMs = connected ? nil : atMs
@@ -145,7 +145,7 @@ extension Duel {
                 catchUp(nowMs: atMs, into: &step)
             }
         } else {
-            step.outcome = .rejected(DuelRejection(.notInDuel))
+            step.outcome = .rejected(ProtocolError(.notInDuel))
         }
         finishStep(&step)
         return step

@@ -11,7 +11,7 @@ public struct DuelStep: Sendable {
         /// An answer was accepted: the `answer` op's reply.
         case answered(correct: Bool, points: Int)
         /// The input was refused; it changed nothing.
-        case rejected(DuelRejection)
+        case rejected(ProtocolError)
     }
 
     /// One answer row to insert (`duel_answers`).
@@ -57,7 +57,7 @@ public struct DuelStep: Sendable {
     public var logsInput: Bool { changedState }
     var stateTouched = false
 
-    public var rejection: DuelRejection? {
+    public var rejection: ProtocolError? {
         if case .rejected(let rejection) = outcome { return rejection }
         return nil
     }

@@ -42,7 +42,7 @@ extension DuelServerCore {
         case .success(let update?):
             if let connection {
                 if case .rejected(let rejection) = update.outcome {
-                    fail(connection, ref, ProtocolError(rejection.code, rejection.message))
+                    fail(connection, ref, rejection)
                 } else {
                     reply(connection, ref, data(update.outcome) ?? [:])
                 }

@@ -21,7 +21,7 @@ enum RequestGate {
         }
         switch ClientRequest.decode(text) {
         case .failure(let failure):
-            if !signedIn, let op = failure.op, ClientRequest.ops.contains(op), !ClientRequest.anonymousOps.contains(op) {
+            if !signedIn, let op = failure.op.flatMap(Op.init(rawValue:)), !op.isAnonymous {
                 return .refuse(ref: failure.ref, ProtocolError(.unauthorized))
             }
             return .refuse(ref: failure.ref, failure.error)
