@@ -10,14 +10,21 @@ public final class DuelServer: @unchecked Sendable {
     public let configuration: ServerConfiguration
     private let logger: Logger
     private var embedded: EmbeddedPostgres?
-    private var pool: DatabasePool!
-    private var lanes: DuelLanes!
-    private var core: DuelServerCore!
-    private var lws: LWSServer!
+    /// Everything ``start()`` built, each part with its dependencies given at init; nil
+    /// before the start and after ``stop()``.
+    private var running: Running?
     /// The conninfo the server uses (for the printed psql hint and for tests).
     public private(set) var conninfo = ""
-    /// This process's id among the instances on the database (`instances` table).
-    private var instance = ""
+
+    /// The parts of a started server.
+    private struct Running {
+        let instance: String
+        let pool: DatabasePool
+        let lanes: DuelLanes
+        let lws: LWSServer
+        let core: DuelServerCore
+        let listener: NotificationListener
+    }
 
     public init(configuration: ServerConfiguration, logger: Logger) {
         self.configuration = configuration
@@ -51,24 +58,20 @@ public final class DuelServer: @unchecked Sendable {
         let peers = try setup.heartbeat(instance: instance).peers
         setup.close()
         if peers > 0 { Thread.sleep(forTimeInterval: 1.5) }
-        self.instance = instance
-
-        pool = DatabasePool(conninfo: conninfo, size: configuration.databaseConnections, origin: instance, logger: logger)
-        lanes = DuelLanes(conninfo: conninfo, count: configuration.duelLanes, origin: instance, logger: logger)
+        let pool = DatabasePool(conninfo: conninfo, size: configuration.databaseConnections, origin: instance, logger: logger)
+        let lanes = DuelLanes(conninfo: conninfo, count: configuration.duelLanes, origin: instance, logger: logger)
         lanes.setAnnouncing(peers > 0)
-        core = DuelServerCore(configuration: configuration, pool: pool, lanes: lanes, instance: instance, logger: logger)
-        lws = try LWSServer(
+        let lws = try LWSServer(
             host: configuration.host, port: configuration.port,
             limits: .init(
                 maxMessageBytes: configuration.maxMessageBytes, maxOutgoingBytes: configuration.maxOutgoingBytes,
                 pingAfterSeconds: configuration.pingAfterSeconds, hangupAfterSeconds: configuration.idleTimeoutSeconds,
                 trustedProxies: Set(configuration.trustedProxies)),
             logger: logger)
-        lws.handler = core
-        core.lws = lws
-        lanes.setAfterBatch { [lws] in lws?.wake() }
-        let core = self.core!
-        core.listener = NotificationListener(
+        let core = DuelServerCore(
+            configuration: configuration, pool: pool, lanes: lanes, transport: lws, instance: instance, logger: logger)
+        lanes.setAfterBatch { [lws] in lws.wake() }
+        let listener = NotificationListener(
             conninfo: conninfo, channels: [
                 "duel_events", "queue_evictions", "sessions_ended", "presence_shared", "duel_commands",
                 PGConnection.playerEventsChannel,
@@ -87,7 +90,8 @@ public final class DuelServer: @unchecked Sendable {
                 }
             },
             resynchronize: { core.post { $0.resynchronize() } })
-        lws.start()
+        running = Running(instance: instance, pool: pool, lanes: lanes, lws: lws, core: core, listener: listener)
+        lws.start(handler: core)
         core.post { core in
             core.checkHealth()
             core.rescheduleLiveDuels()
@@ -149,13 +153,16 @@ public final class DuelServer: @unchecked Sendable {
 
     /// Stops accepting, closes every client with 1001, and stops the embedded Postgres.
     public func stop() {
-        core?.listener?.shutdown()
-        lws?.stop()
-        lanes?.shutdown()
-        let instance = self.instance
-        if let pool, !instance.isEmpty { _ = try? pool.runBlocking { try $0.retire(instance: instance) } }
-        pool?.shutdown()
-        core?.hashing.shutdown()
+        if let running {
+            running.listener.shutdown()
+            running.lws.stop()
+            running.lanes.shutdown()
+            let instance = running.instance
+            _ = try? running.pool.runBlocking { try $0.retire(instance: instance) }
+            running.pool.shutdown()
+            running.core.hashing.shutdown()
+            self.running = nil
+        }
         embedded?.stop()
         embedded = nil
     }

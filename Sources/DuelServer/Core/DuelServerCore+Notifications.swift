@@ -14,7 +14,7 @@ extension DuelServerCore {
         for connection in connections.values {
             guard let hash = connection.tokenHash, ended.contains(hash) else { continue }
             connection.tokenHash = nil
-            lws.close(connection, .policyViolation, "signed out: the session ended")
+            transport.close(connection, .policyViolation, "signed out: the session ended")
         }
     }
 

@@ -15,7 +15,7 @@ extension DuelServerCore {
             fail(connection, ref, error)
             return
         case .close:
-            lws.close(connection, .policyViolation, "message flood")
+            transport.close(connection, .policyViolation, "message flood")
             return
         }
         let ref = envelope.ref

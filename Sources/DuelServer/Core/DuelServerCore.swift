@@ -12,10 +12,10 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     let logger: Logger
     let inbox = Inbox()
     let hashing: HashingQueue
-    var lws: LWSServer!
+    /// The socket layer (``LWSServer``; a recording one in tests).
+    let transport: any Transport
     /// Duel deadlines and the periodic jobs, fired by the one timer on the lws loop.
     var deadlines = DeadlineSchedule()
-    var listener: NotificationListener?
     let httpRouter: HTTPRouter
 
     // lws-thread state
@@ -40,8 +40,10 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     /// (the transaction's completion already delivered them).
     let instance: String
 
-    init(configuration: ServerConfiguration, pool: DatabasePool, lanes: DuelLanes, instance: String, logger: Logger) {
+    init(configuration: ServerConfiguration, pool: DatabasePool, lanes: DuelLanes, transport: any Transport,
+         instance: String, logger: Logger) {
         self.instance = instance
+        self.transport = transport
         self.configuration = configuration
         self.pool = pool
         self.lanes = lanes
@@ -53,7 +55,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
 
     /// Runs `item` on the lws thread soon. Any thread.
     func post(_ item: @escaping Inbox.Item) {
-        if inbox.post(item) { lws?.wake() }
+        if inbox.post(item) { transport.wake() }
     }
 
     // MARK: WebSocketHandler
@@ -72,14 +74,14 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
                 fireDeadline(duel: key)
             }
         }
-        if let next = deadlines.nextDueMs { lws.wakeUp(atMs: next) }
+        if let next = deadlines.nextDueMs { transport.wakeUp(atMs: next) }
     }
 
     /// Sets `key`'s deadline (see ``DeadlineSchedule/schedule(_:atMs:replace:)``) and
     /// makes sure the loop's timer wakes up for it.
     func schedule(_ key: String, atMs dueMs: Int64, replace: Bool = false) {
         deadlines.schedule(key, atMs: dueMs, replace: replace)
-        if let next = deadlines.nextDueMs { lws.wakeUp(atMs: next) }
+        if let next = deadlines.nextDueMs { transport.wakeUp(atMs: next) }
     }
 
     func shouldAccept(origin: String?, address: String) -> Bool {
@@ -132,7 +134,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     // MARK: Sending
 
     func send(_ connection: Connection, _ text: String) {
-        lws.send(connection, text)
+        transport.send(connection, text)
     }
 
     func reply(_ connection: Connection, _ ref: RequestRef?, _ data: JSONObject = [:]) {

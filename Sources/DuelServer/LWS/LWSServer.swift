@@ -8,7 +8,7 @@ import Synchronization
 /// Everything here runs on the service thread except ``wake()`` and ``stop()``,
 /// the only calls other threads may make (lws_cancel_service is the one
 /// thread-safe lws entry point in Debian's single-threaded build).
-final class LWSServer: @unchecked Sendable {
+final class LWSServer: @unchecked Sendable, Transport {
     struct Limits {
         var maxMessageBytes: Int
         var maxOutgoingBytes: Int
@@ -34,7 +34,8 @@ final class LWSServer: @unchecked Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     let limits: Limits
     let logger: Logger
-    unowned(unsafe) var handler: WebSocketHandler!
+    /// Given by ``start(handler:)``: nothing calls it before the loop runs.
+    private unowned(unsafe) var handler: (any WebSocketHandler)?
     /// Connections by their per-session slot, on the lws thread.
     fileprivate var connections: [UInt64: (connection: Connection, wsi: OpaquePointer)] = [:]
     fileprivate var nextID: UInt64 = 1
@@ -86,8 +87,9 @@ final class LWSServer: @unchecked Sendable {
         names.forEach { free($0) }
     }
 
-    /// Runs the service loop on a thread of its own until ``stop()``.
-    func start() {
+    /// Runs the service loop on a thread of its own until ``stop()``, reporting to `handler`.
+    func start(handler: any WebSocketHandler) {
+        self.handler = handler
         sweepTimer = quizduel_ev_timer_new(lwsSweepFired, Unmanaged.passUnretained(self).toOpaque())
         if let sweepTimer { quizduel_ev_timer_arm(loop, sweepTimer, 1) }
         let thread = Thread { [self] in
@@ -112,7 +114,7 @@ final class LWSServer: @unchecked Sendable {
 
     fileprivate func timerFired() {
         timerDueMs = .max
-        handler.timerFired()
+        handler?.timerFired()
     }
 
     /// Asks the service thread to call ``WebSocketHandler/wake()``. Any thread.
@@ -200,13 +202,13 @@ final class LWSServer: @unchecked Sendable {
                 quizduel_ev_break_all(loop)
                 return 0
             }
-            handler.wake()
+            handler?.wake()
             return 0
 
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
             // The upgrade is decided here, never in HTTP_CONFIRM_UPGRADE (CVE-2025-11677).
             let origin = header(wsi, WSI_TOKEN_ORIGIN)
-            return handler.shouldAccept(origin: origin, address: clientAddress(wsi)) ? 0 : 1
+            return handler?.shouldAccept(origin: origin, address: clientAddress(wsi)) == true ? 0 : 1
 
         case LWS_CALLBACK_ESTABLISHED:
             let id = nextID
@@ -214,7 +216,7 @@ final class LWSServer: @unchecked Sendable {
             user?.storeBytes(of: id, as: UInt64.self)
             let connection = Connection(id: id, address: clientAddress(wsi), limiter: RateLimiter())
             connections[id] = (connection, wsi!)
-            handler.opened(connection)
+            handler?.opened(connection)
             return 0
 
         case LWS_CALLBACK_RECEIVE:
@@ -237,7 +239,7 @@ final class LWSServer: @unchecked Sendable {
             if lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0 {
                 let message = connection.partial
                 connection.partial = []
-                handler.received(connection, text: message)
+                handler?.received(connection, text: message)
             }
             return 0
 
@@ -295,7 +297,7 @@ final class LWSServer: @unchecked Sendable {
             if let connection = connection(user) {
                 connection.isClosed = true
                 connections[connection.id] = nil
-                handler.closed(connection)
+                handler?.closed(connection)
             }
             return 0
 
@@ -306,7 +308,7 @@ final class LWSServer: @unchecked Sendable {
             // the connection is closed at its first request.
             if lws_get_network_wsi(wsi) != wsi { return -1 }
             let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
-            let response = handler.http(path: path)
+            guard let response = handler?.http(path: path) else { return -1 }
             if let file = response.file {
                 let result = lws_serve_http_file(wsi, file, response.contentType, nil, 0)
                 if result < 0 { return -1 }
