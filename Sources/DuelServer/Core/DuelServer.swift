@@ -76,28 +76,11 @@ public final class DuelServer: @unchecked Sendable {
                 "duel_events", "queue_evictions", "sessions_ended", "presence_shared", "duel_commands",
                 PGConnection.playerEventsChannel,
             ], logger: logger,
-            deliver: { channel, payload in
-                core.post { core in
-                    switch channel {
-                    case "duel_events": core.duelEventsNotified(payload)
-                    case "queue_evictions": core.queueEvictionsNotified(payload)
-                    case "sessions_ended": core.sessionsEndedNotified(payload)
-                    case "presence_shared": core.presenceSharedNotified(payload)
-                    case "duel_commands": core.duelCommandsNotified(payload)
-                    case PGConnection.playerEventsChannel: core.playerEventsNotified(payload)
-                    default: break
-                    }
-                }
-            },
-            resynchronize: { core.post { $0.resynchronize() } })
+            deliver: { channel, payload in core.listened(channel: channel, payload: payload) },
+            resynchronize: { core.resynchronize() })
         running = Running(instance: instance, pool: pool, lanes: lanes, lws: lws, core: core, listener: listener)
         lws.start(handler: core)
-        core.post { core in
-            core.checkHealth()
-            core.rescheduleLiveDuels()
-            core.runMatcher()
-            core.startPeriodicJobs()
-        }
+        core.start()
     }
 
     /// Applies the pending migrations and loads the seed banks into a database without banks.
@@ -160,7 +143,7 @@ public final class DuelServer: @unchecked Sendable {
             let instance = running.instance
             _ = try? running.pool.runBlocking { try $0.retire(instance: instance) }
             running.pool.shutdown()
-            running.core.hashing.shutdown()
+            running.core.sessions.hashing.shutdown()
             self.running = nil
         }
         embedded?.stop()

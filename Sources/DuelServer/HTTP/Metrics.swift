@@ -1,7 +1,8 @@
 import DuelStore
 
 /// Counters and histograms for `/metrics` (Prometheus text format). Touched on the lws thread only.
-struct Metrics {
+/// One instance is shared by the server's parts (a class, so each counts into the same figures).
+final class Metrics: @unchecked Sendable {
     var eventsSent = 0
     var messagesReceived = 0
     /// `answer` ops that reached the engine (accepted or refused by the rules).

@@ -6,10 +6,6 @@ final class Connection {
     var player: String?
     /// Hash of the session token this connection authenticated with (for logout).
     var tokenHash: [UInt8]?
-    /// Highest seq delivered per duel, so every event reaches the client once and in order.
-    var deliveredSeq: [String: Int] = [:]
-    /// Duels whose `resume` is being read, by request generation: live events wait.
-    var resuming: [String: Int] = [:]
     var limiter: RateLimiter
     /// Messages waiting for the socket to become writable: each event's text, shared by
     /// every connection it goes to.

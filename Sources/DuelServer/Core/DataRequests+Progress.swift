@@ -3,10 +3,10 @@ import DuelStore
 
 /// The progress ops (issue 14): time zone, weekly goals, notifications, the rating chart,
 /// statistics and achievements. Each is one database job.
-extension DuelServerCore {
+extension DataRequests {
     func progressRequest(_ connection: Connection, _ ref: RequestRef?, _ request: ClientRequest) {
         let player = connection.player!
-        simple(connection, ref) { db in
+        answer(connection, ref) { db in
             switch request {
             case .profileUpdate(let timeZone):
                 try db.setTimeZone(player: player, timeZone)

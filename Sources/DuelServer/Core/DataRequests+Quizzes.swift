@@ -3,12 +3,12 @@ import DuelStore
 
 /// The quiz ops (issue 13): authoring, the catalog, libraries, votes and quiz reports. Each is
 /// one database job; the store checks ownership, caps and the authoring rate.
-extension DuelServerCore {
+extension DataRequests {
     func quizRequest(_ connection: Connection, _ ref: RequestRef?, _ request: ClientRequest) {
         let player = connection.player!
         let perMinute = configuration.authoringPerMinute
         let reportsPerHour = configuration.reportsPerHour
-        simple(connection, ref) { db in
+        answer(connection, ref) { db in
             switch request {
             case .quizCreate(let fields):
                 return ["quiz": try db.createQuiz(owner: player, fields, perMinute: perMinute).json]

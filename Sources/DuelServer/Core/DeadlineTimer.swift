@@ -1,0 +1,33 @@
+/// Duel deadlines and the periodic jobs' next runs in one ``DeadlineSchedule``, with the
+/// loop's one timer kept armed for the earliest. lws thread only.
+final class DeadlineTimer: @unchecked Sendable {
+    private var schedule = DeadlineSchedule()
+    private let transport: any Transport
+
+    init(transport: any Transport) {
+        self.transport = transport
+    }
+
+    var count: Int { schedule.count }
+
+    /// Sets `key`'s deadline (see ``DeadlineSchedule/schedule(_:atMs:replace:)``) and
+    /// makes sure the loop's timer wakes up for it.
+    func schedule(_ key: String, atMs dueMs: Int64, replace: Bool = false) {
+        schedule.schedule(key, atMs: dueMs, replace: replace)
+        rearm()
+    }
+
+    func cancel(_ key: String) {
+        schedule.cancel(key)
+    }
+
+    /// The keys due at `nowMs`, taken out of the schedule (the caller re-arms with ``rearm()``
+    /// once it has scheduled what comes next).
+    func popDue(nowMs: Int64) -> [String] {
+        schedule.popDue(nowMs: nowMs)
+    }
+
+    func rearm() {
+        if let next = schedule.nextDueMs { transport.wakeUp(atMs: next) }
+    }
+}

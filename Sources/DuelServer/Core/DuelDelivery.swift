@@ -1,0 +1,251 @@
+import DuelCore
+import DuelStore
+import Foundation
+import Logging
+
+/// Duel delivery: applies committed duel updates of this instance (deliver, remember, schedule),
+/// sends stored events to the players' connections here each once and in seq order, fills gaps,
+/// hears other instances' events (NOTIFY `duel_events`), and replays a duel on `resume`. It
+/// keeps what each connection was sent of each duel (no longer on ``Connection``), and decides
+/// whether a duel's events must be announced to other instances. lws thread only.
+final class DuelDelivery: @unchecked Sendable {
+    private let connections: ConnectionTable
+    private let replies: Replies
+    private let jobs: ServerJobs
+    private let timer: DeadlineTimer
+    private let notifications: PlayerNotifications
+    private let lanes: DuelLanes
+    private let metrics: Metrics
+    private let logger: Logger
+    /// This process's id in NOTIFY payloads: its own announcements need no delivery.
+    private let instance: String
+    /// What this instance knows of the duels it delivers (see ``DuelBook``).
+    private(set) var book = DuelBook()
+    /// Per connection, per duel: the highest seq sent, so every event reaches it once and in
+    /// order; and the duels whose `resume` is being read, by request generation.
+    private var sent: [UInt64: ConnectionDuels] = [:]
+    /// Numbers `resume` requests, so a finished read clears only its own hold.
+    private var resumeGeneration = 0
+
+    struct ConnectionDuels {
+        var delivered: [String: Int] = [:]
+        var resuming: [String: Int] = [:]
+    }
+
+    init(connections: ConnectionTable, replies: Replies, jobs: ServerJobs, timer: DeadlineTimer,
+         notifications: PlayerNotifications, lanes: DuelLanes, metrics: Metrics, instance: String, logger: Logger) {
+        self.connections = connections
+        self.replies = replies
+        self.jobs = jobs
+        self.timer = timer
+        self.notifications = notifications
+        self.lanes = lanes
+        self.metrics = metrics
+        self.instance = instance
+        self.logger = logger
+    }
+
+    // MARK: Inputs
+
+    /// Applies `input` to `duel` in its lane, announcing the step to other instances when
+    /// ``needsAnnouncement(_:)`` says so, then `then` on the lws thread.
+    func submit(
+        _ input: DuelInput, to duel: String, for connection: Connection? = nil,
+        then: @escaping @Sendable (Connection?, Result<DuelUpdate?, Error>) -> Void
+    ) {
+        jobs.duelInput(for: connection, duel: duel, input, announce: needsAnnouncement(duel), then: then)
+    }
+
+    /// Applies `input` and delivers what it caused; nothing to reply to.
+    func submitAndApply(_ input: DuelInput, to duel: String) {
+        submit(input, to: duel) { [self] _, result in
+            if case .success(let update?) = result { apply(update) }
+        }
+    }
+
+    /// Whether another instance must hear of this duel's next events (NOTIFY): unless
+    /// this instance holds every player of it and none is also connected elsewhere.
+    /// With two instances, a NOTIFY per batch held Postgres's global notify lock through
+    /// each lane's WAL flush, so the instances' commits queued behind one another.
+    func needsAnnouncement(_ duel: String) -> Bool {
+        let directory = connections.directory
+        return book.needsAnnouncement(duel, isLocal: directory.isLocal, shared: directory.shared)
+    }
+
+    // MARK: Committed updates
+
+    /// Handles a committed duel transaction of this instance: deliver, remember, schedule.
+    func apply(_ update: DuelUpdate) {
+        if let created = update.created {
+            lanes.seed(created)
+            logger.debug("duel created", metadata: [
+                LogKey.duel: .string(update.duelID), "players": .array(update.players.map { .string($0) })])
+        }
+        book.setPlayers(update.players, of: update.duelID)
+        deliver(update.events, players: update.players)
+        notifications.deliverGameNotifications(update.notifications)
+        if update.finished {
+            // Once, for the step that completed it (late inputs to a finished duel land here too).
+            if update.events.last?.kind == .complete {
+                logger.debug("duel finished", metadata: [LogKey.duel: .string(update.duelID), "seq": "\(update.seq)"])
+            }
+            book.finish(update.duelID)
+            timer.cancel(update.duelID)
+        } else if let deadline = update.nextDeadlineMs, book.shouldArmTimer(update.duelID, seq: update.seq) {
+            // The newest state knows the next deadline: replace what an older one armed,
+            // so a question answered early does not leave a useless wake-up behind.
+            timer.schedule(update.duelID, atMs: deadline, replace: true)
+        }
+    }
+
+    /// Sends stored events to every local connection of `players`, each event once
+    /// and in seq order. A connection that would see a gap fetches what it missed.
+    func deliver(_ events: [StoredEvent], players: [PlayerID]) {
+        guard let last = events.last, !book.isFinished(last.duelID) else { return }
+        let duel = last.duelID
+        let completes = events.contains { $0.kind == .complete }
+        book.saw(duel, seq: last.seq)
+        // Each event's envelope is built once; every connection queues that same text.
+        let now = Clock.nowMs()
+        var messages = [String?](repeating: nil, count: events.count)
+        let seqs = events.lazy.map(\.seq)
+        for player in players {
+            for connection in connections.connections(of: player) {
+                // A resume of this duel is being read: its replay, then a catch-up, come first.
+                if sent[connection.id]?.resuming[duel] != nil { continue }
+                let plan = DeliveryPlan(seqs: seqs, delivered: sent[connection.id]?.delivered[duel] ?? 0, completes: completes)
+                for index in plan.send {
+                    if messages[index] == nil { messages[index] = events[index].message(serverTimeMs: now) }
+                    replies.send(connection, messages[index]!)
+                }
+                metrics.eventsSent += plan.send.count
+                // In place (no copy of the connection's dictionary on the hot path).
+                sent[connection.id, default: ConnectionDuels()].delivered[duel] = plan.delivered
+                if let gap = plan.gapAfter { fillGap(connection, duel: duel, after: gap) }
+            }
+        }
+        if completes { book.finish(duel) }
+    }
+
+    private func fillGap(_ connection: Connection, duel: String, after: Int) {
+        jobs.database(for: connection, { db in try db.events(duel: duel, afterSeq: after) }) { [self] connection, result in
+            guard let player = connection?.player, case .success(let events) = result else { return }
+            deliver(events, players: [player])
+        }
+    }
+
+    // MARK: Other instances
+
+    /// A NOTIFY on `duel_events` (see ``DuelNotification``), from any instance: one
+    /// database read fetches what this instance has not delivered of the duels whose
+    /// players it holds (``DuelBook/wanted(_:isLocal:)``). One read per notification, not
+    /// per duel: another instance's batch names many duels.
+    func duelEventsNotified(_ payload: String) {
+        guard let notification = DuelNotification(payload: payload), notification.origin != instance else { return }
+        readEvents(notification.ranges)
+    }
+
+    /// Events up to each `lastSeq` exist for these duels (a notification, or a resynchronization).
+    func readEvents(_ ranges: [DuelNotification.Range]) {
+        let wanted = book.wanted(ranges, isLocal: connections.directory.isLocal)
+        guard !wanted.isEmpty else { return }
+        let reads = wanted
+        jobs.database(for: nil, { db in try db.events(after: reads) }) { [self] _, result in
+            guard case .success(let found) = result else { return }
+            for (duel, entry) in found {
+                book.setPlayers(entry.players, of: duel)
+                // Events from seq 1 when this instance never saw the duel: a new duel of a player held here.
+                deliver(entry.events, players: entry.players)
+            }
+        }
+    }
+
+    /// After the LISTEN connection came back: reads what this player's connections missed of
+    /// their live duel (up to `live`).
+    func resynchronize(_ player: PlayerID, live: StoredEvent) {
+        for connection in connections.connections(of: player) {
+            let delivered = sent[connection.id]?.delivered[live.duelID] ?? 0
+            if delivered < live.seq {
+                // Naming the local player makes the duel relevant even if its `init`
+                // announcement was missed; the read brings its full player list.
+                readEvents([DuelNotification.Range(
+                    duelID: live.duelID, firstSeq: delivered + 1, lastSeq: live.seq, players: [player])])
+            }
+        }
+    }
+
+    // MARK: Connections
+
+    /// A sign-in found the player's live duel at `live`: its events continue from there.
+    func signedIn(_ connection: Connection, live: StoredEvent) {
+        let delivered = sent[connection.id]?.delivered[live.duelID] ?? 0
+        sent[connection.id, default: ConnectionDuels()].delivered[live.duelID] = max(delivered, live.seq)
+        book.saw(live.duelID, seq: live.seq)
+    }
+
+    /// The connection no longer speaks for a player (logout): it starts from nothing.
+    func forget(_ connection: Connection) {
+        sent[connection.id]?.delivered = [:]
+    }
+
+    func closed(_ connection: Connection) {
+        sent[connection.id] = nil
+    }
+
+    // MARK: Resume
+
+    /// Replays the duel's events after `afterSeq`. While the replay is read, live events
+    /// of that duel are held back from this connection (``deliver(_:players:)`` skips it);
+    /// whatever was committed meanwhile follows the replay, so the connection sees the
+    /// duel's events strictly increasing and gap-free from `afterSeq + 1`.
+    func resume(_ connection: Connection, _ ref: RequestRef?, duel: String, afterSeq: Int) {
+        let player = connection.player!
+        resumeGeneration += 1
+        let generation = resumeGeneration
+        sent[connection.id, default: ConnectionDuels()].resuming[duel] = generation
+        jobs.database(for: connection, { db -> [StoredEvent]? in
+            guard let players = try db.duelPlayers(id: duel) else { return nil }
+            guard players.contains(player) else { throw StoreError(.notInDuel) }
+            return try db.events(duel: duel, afterSeq: afterSeq)
+        }) { [self] connection, result in
+            guard let connection else { return }
+            let current = sent[connection.id]?.resuming[duel] == generation
+            if current { sent[connection.id]?.resuming[duel] = nil }
+            switch result {
+            case .success(nil): replies.fail(connection, ref, ProtocolError(.unknownDuel))
+            case .success(let events?):
+                replies.reply(connection, ref)
+                // Exactly the events after `after_seq`, in order, even ones delivered before.
+                let now = Clock.nowMs()
+                for event in events {
+                    replies.send(connection, event.message(serverTimeMs: now))
+                    metrics.eventsSent += 1
+                }
+                let delivered = events.last?.seq ?? afterSeq
+                sent[connection.id, default: ConnectionDuels()].delivered[duel] = delivered
+                guard current, events.last?.kind != .complete else { return }
+                if book.isFinished(duel) || (book.seenSeq(duel) ?? 0) > delivered {
+                    catchUp(connection, duel: duel, after: delivered)
+                }
+            case .failure(let error): replies.fail(connection, ref, replies.protocolError(error, on: connection))
+            }
+        }
+    }
+
+    /// Sends a connection the events of `duel` after `after` that it missed while a resume
+    /// held its live events back (the duel may have finished meanwhile, so this does not
+    /// go through ``deliver(_:players:)``, which ignores finished duels).
+    private func catchUp(_ connection: Connection, duel: String, after: Int) {
+        jobs.database(for: connection, { db in try db.events(duel: duel, afterSeq: after) }) { [self] connection, result in
+            guard let connection, case .success(let events) = result else { return }
+            let now = Clock.nowMs()
+            var delivered = sent[connection.id]?.delivered[duel] ?? after
+            for event in events where event.seq == delivered + 1 {
+                replies.send(connection, event.message(serverTimeMs: now))
+                metrics.eventsSent += 1
+                delivered = event.seq
+            }
+            sent[connection.id, default: ConnectionDuels()].delivered[duel] = delivered
+        }
+    }
+}

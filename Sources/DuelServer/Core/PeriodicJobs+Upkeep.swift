@@ -1,0 +1,105 @@
+import DuelCore
+import DuelStore
+import Foundation
+
+/// Health, the hourly upkeep, the room and challenge upkeep, and operators' ends of duels.
+extension PeriodicJobs {
+    /// Checks the database for /healthz and refreshes the metrics that come from it;
+    /// heartbeats this instance and reaps dead ones (their waiters and presence go, and
+    /// their players are reported gone from their live duels).
+    func checkHealth() {
+        let instance = self.instance
+        let window = configuration.loginLimits.windowSeconds
+        jobs.database(for: nil, { db -> (queues: [String: Int], live: Int, beat: (peers: Int, created: Bool),
+                                         orphans: [(player: PlayerID, duel: String)], ends: [String]) in
+            let beat = try db.heartbeat(instance: instance)
+            let orphans = try db.reapDeadInstances()
+            try db.forgetOldLoginFailures(windowSeconds: window)
+            try db.endExpiredSessions()
+            let ends = try db.pendingDuelEnds(olderThanMs: 2_000)
+            return (try db.queueLengths(), try db.liveDuelCount(), beat, orphans, ends)
+        }) { [self] _, result in
+            let now = Clock.nowMs()
+            switch result {
+            case .success(let health):
+                lanes.setAnnouncing(health.beat.peers > 0)
+                self.health.record(ok: true, reason: "ok", atMs: now)
+                metrics.queueLengths = health.queues
+                metrics.liveDuels = health.live
+                if health.beat.created {
+                    // Other instances took this one for dead (a stall of 10 s) and deleted
+                    // its presence rows: register its players again.
+                    logger.warning("instance row was reaped while alive; re-registering presence")
+                    let players = Array(connections.directory.players)
+                    jobs.database(for: nil, { db in try db.markPresent(players: players, instance: instance) }) { _, _ in }
+                }
+                health.ends.forEach(endDuel)
+                upkeepIfDue(nowMs: now)
+                for orphan in health.orphans {
+                    delivery.submitAndApply(.disconnected(player: orphan.player, atMs: now), to: orphan.duel)
+                }
+            case .failure(let error):
+                self.health.record(ok: false, reason: "database: \(error)", atMs: now)
+            }
+        }
+    }
+
+    /// Archives old finished duels' events about once an hour (`ops.archive_events`; one
+    /// instance at a time, the others skip the hour).
+    private func upkeepIfDue(nowMs: Int64) {
+        guard nowMs >= nextUpkeepMs else { return }
+        nextUpkeepMs = nowMs + configuration.upkeepIntervalMs
+        let retention = configuration.notificationRetentionDays
+        jobs.database(for: nil, priority: .background, { db in try db.runUpkeep(notificationRetentionDays: retention) }) {
+            [self] _, result in
+            switch result {
+            case .success(let archived?) where archived > 0:
+                logger.info("archived old duel events", metadata: ["events": "\(archived)"])
+            case .failure(let error):
+                logger.warning("upkeep failed", metadata: ["error": "\(error)"])
+            default: break
+            }
+        }
+    }
+
+    /// Expires challenges and rematch offers, and lets room members gone longer than the
+    /// abandonment delay (or banned) leave. Every instance runs it; row locks make each change
+    /// happen once.
+    func socialUpkeep() {
+        let abandonAfter = configuration.duel.abandonAfterMs
+        jobs.database(for: nil, priority: .background, { db in
+            let now = Clock.nowMs()
+            try db.expireChallenges(nowMs: now)
+            try db.expireRematchOffers(nowMs: now)
+            try db.leaveGoneMembers(afterMs: abandonAfter, nowMs: now)
+        }) { [self] _, result in
+            if case .failure(let error) = result, !((error as? PGError)?.isConnectionFailure ?? false) {
+                logger.warning("room and challenge upkeep failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// An operator asked to end a duel (NOTIFY `duel_commands`, payload the duel id, from
+    /// `ops.end_duel`). Every instance hears it; the first to apply it ends the duel and the
+    /// others find it over. The health job picks up requests nobody heard.
+    func endDuel(_ duel: String) {
+        delivery.submit(.end(atMs: Clock.nowMs()), to: duel) { [self] _, result in
+            switch result {
+            case .success(let update?):
+                delivery.apply(update)
+                if update.events.last?.kind == .complete {
+                    logger.notice("duel ended by an operator", metadata: [LogKey.duel: .string(duel)])
+                }
+            case .success(nil), .failure(is StoreError):
+                break  // already over, or no such duel: nothing left to do
+            case .failure(let error):
+                // The health job retries the pending request.
+                if !((error as? PGError)?.isConnectionFailure ?? false) {
+                    logger.warning("ending a duel failed", metadata: [LogKey.duel: .string(duel), "error": "\(error)"])
+                }
+                return
+            }
+            jobs.database(for: nil, priority: .background, { db in try db.markDuelEndsDone(duel: duel) }) { _, _ in }
+        }
+    }
+}
