@@ -22,17 +22,7 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
     private let finished: @Sendable () -> Void
     private let rooms: RoomBoard
 
-    private enum Request {
-        case login
-        case forfeitLeftover
-        case queue
-        case cancel
-        case answer(sentAt: UInt64, duel: Int, index: Int)
-        case forfeitAtEnd
-        case resume
-        /// practice, room_create, room_join, room_start (`--room-size`).
-        case room
-    }
+    private typealias Request = BotRequest
 
     private enum Phase {
         case notStarted, connecting, loggingIn, waitingForLeftover, backingOff
@@ -68,6 +58,8 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
     private var roomMembers = 0
     /// The host waits for every member before the first start.
     private var startWanted = false
+    /// This bot's share of the duel it waits for or plays, in halves (see ``DuelTally``).
+    private var held = 0
 
     /// What a bot tracks about the duel it plays, for the rule checks and latencies.
     private struct DuelState {
@@ -123,14 +115,8 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
         loop.schedule(afterMicros: deadline - min(deadline, nowMicros())) { [self] in runEnded() }
     }
 
-    /// The fleet reached its duel count: stop at the next point where nothing is left hanging.
-    func stop() {
-        switch phase {
-        case .parked, .backingOff: finish()
-        case .matching: leaveQueue()
-        default: break  // a duel in play is finished first; logins are waited for
-        }
-    }
+    /// The fleet reached its duel count: leave now, as at the run's end (see ``DuelTally``).
+    func stop() { runEnded() }
 
     private func runEnded() {
         // A bot in a room leaves it (forfeiting a live game of it), or the next run's bots
@@ -184,6 +170,7 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
         }
         phase = .done
         pending.removeAll()
+        stats.tally.release(halves: held)
         if connectedCounted { stats.update { $0.connected -= 1 } }
         client?.closeFromLoop()
         finished()
@@ -314,8 +301,9 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
         guard frame.read(bytes) else { return }
         switch frame.op {
         case .reply, .error:
-            guard let ref = frame.ref, let request = pending.removeValue(forKey: ref) else { return }
-            replied(request, bytes)
+            let request = frame.ref.flatMap { pending.removeValue(forKey: $0) }
+            if frame.op == .error { stats.refused(frame.code ?? "error", expected: request?.expects(frame.code ?? "") ?? false) }
+            if let request { replied(request, bytes) }
         case .event:
             if case .matching(let queuedAt) = phase, frame.event == .`init`, let range = frame.duelIDRange {
                 matched(duelID: Array(bytes[range]), queuedAt: queuedAt)
@@ -348,10 +336,6 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
                 $0.answers += 1
                 if let acknowledged { $0.acknowledged.append(acknowledged) }
             }
-            // Losing a race to the opponent, the deadline or the duel's end is part of the game, not an error.
-            if let code = frame.code, code != "locked_out", code != "too_late", code != "duel_over" {
-                stats.error(code)
-            }
         }
     }
 
@@ -373,7 +357,7 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
             return
         }
         guard let login = try? JSONParser.parse(bytes), let id = login["data"]?["player"]?["id"]?.string else {
-            stats.error("login_failed")
+            if frame.op != .error { stats.error("login_failed") }  // a refusal counted by its code
             return finish()
         }
         me = (id, Array(id.utf8).withUnsafeBytes { $0.fnv1a })
@@ -413,6 +397,14 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
 
     private func nextDuel() {
         if nowMicros() >= deadline || shouldStop() || client?.isClosed != false { return finish() }
+        stats.tally.release(halves: held)
+        // A room's other members need no share: they must be waiting whenever the host starts.
+        let share = configuration.roomSize == nil ? 1 : isHost ? 2 : 0
+        held = share == 0 || stats.tally.reserve(halves: share) ? share : 0
+        if held != share {  // the duels still needed are spoken for: wait for a share to free up
+            phase = .backingOff
+            return loop.schedule(afterMicros: 100_000) { [self] in if case .backingOff = phase { nextDuel() } }
+        }
         stats.update { $0.waiting += 1 }
         phase = .matching(queuedAt: nowMicros())
         if configuration.roomSize != nil { return nextRoomGame() }
@@ -465,7 +457,6 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
 
     private func roomReplied(_ bytes: UnsafeRawBufferPointer) {
         guard frame.ok else {
-            if let code = frame.code { stats.error(code) }
             // A refused join is tried again from the board (the code may be stale).
             if !isHost { roomCode = nil }
             if case .matching = phase { retryRoom() }
@@ -498,7 +489,6 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
     }
 
     private func queueReplied() {
-        if let code = frame.code { stats.error(code) }
         // Only a refusal while still unmatched matters (an `init` may have come first).
         guard !frame.ok, case .matching = phase else { return }
         stats.update { $0.waiting -= 1 }
@@ -654,10 +644,7 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
             let fromReveals = duel.pointsFromReveals.first { $0.player == id }?.points ?? 0
             if (player.score ?? -1) != fromReveals { stats.violation("score_mismatch") }
         }
-        // Each duel is counted once, by the player listed first.
-        if frame.players.first?.id == me.hash {
-            stats.update { $0.duelsDone += 1 }
-        }
+        stats.tally.completed(duel: duel.hash)
     }
 
     /// Rule 10 as the bot sees it.
@@ -666,12 +653,4 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
         if frame.question.hasCorrectChoice { stats.violation("leaked_correct_choice") }
         if frame.answers.contains(where: { $0.hasChoice }) { stats.violation("leaked_choice") }
     }
-}
-
-/// An answer sent by one player for one question of one duel (ids hashed), for the
-/// opponent's `answered` latency.
-struct AnswerKey: Hashable {
-    let duel: UInt64
-    let index: Int
-    let player: UInt64
 }

@@ -6,25 +6,29 @@ import Synchronization
 /// Runs a whole bot fleet and returns its report.
 public struct BotRunner: Sendable {
     public let configuration: BotConfiguration
-    public let stats = BotStats()
+    public let stats: BotStats
 
     public init(configuration: BotConfiguration) {
         self.configuration = configuration
+        stats = BotStats(duelTarget: configuration.duels)
     }
 
-    /// Runs every bot until the duration or the duel count is reached.
+    /// Runs every bot until the duration or the duel count is reached: with a count, the run
+    /// stops at exactly that many duels, as soon as the last of them completes (``DuelTally``).
     /// `progress` is called about once a second with a status line.
     public func run(progress: (@Sendable (String) -> Void)? = nil) async -> JSONValue {
         let started = ContinuousClock.now
         let deadline = nowMicros() + UInt64(max(0, configuration.durationSeconds) * 1_000_000)
         let target = configuration.duels
         let stats = self.stats
-        let shouldStop: @Sendable () -> Bool = { target.map { stats.duelsDone >= $0 } ?? false }
+        let tally = stats.tally
+        let shouldStop: @Sendable () -> Bool = { tally.reached }
         // One client loop per 5,000 connections keeps each lws thread's poll set moderate.
         let loops = ClientLoop.loops(max(1, (configuration.bots + 4_999) / 5_000))
         let reporter = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
+                if Task.isCancelled { break }
                 progress?(stats.progress(elapsed: (ContinuousClock.now - started).seconds))
             }
         }
@@ -48,7 +52,7 @@ public struct BotRunner: Sendable {
         let botsByLoop = loops.indices.map { which in bots.filter { $0.index % loops.count == which } }
         let stopper = Task {
             guard target != nil else { return }
-            while !Task.isCancelled && !shouldStop() { try? await Task.sleep(for: .milliseconds(100)) }
+            while !Task.isCancelled && !shouldStop() { try? await Task.sleep(for: .milliseconds(20)) }
             if Task.isCancelled { return }
             for (loop, mine) in zip(loops, botsByLoop) { loop.perform { mine.forEach { $0.stop() } } }
         }
@@ -64,6 +68,7 @@ public struct BotRunner: Sendable {
         }
         stopper.cancel()
         reporter.cancel()
+        await reporter.value  // no progress line after the report
         metering.cancel()
         meter.endWindow()
         let elapsed = (ContinuousClock.now - started).seconds

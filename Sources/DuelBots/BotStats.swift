@@ -9,12 +9,16 @@ public final class BotStats: Sendable {
         var connected = 0
         var waiting = 0
         var inDuel = 0
-        var duelsDone = 0
         var answers = 0
         /// Answers the server accepted (`ok` replies), as "duel-id:question-index".
         var acknowledged: [String] = []
         var reconnects = 0
+        /// Failures by code: every `error` reply the bots did not expect (a refused signup,
+        /// login, auth, queue, room request or answer, or an unsolicited error) by the server's
+        /// code, and what had no reply (`connect_failed`, `login_failed`, `duel_timeout`, ...).
         var errors: [String: Int] = [:]
+        /// `error` replies that are part of the game or of stopping (``BotRequest/expects(_:)``).
+        var expectedRefusals: [String: Int] = [:]
         var violations: [String: Int] = [:]
         var timeToMatch = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
         var answerToReply = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
@@ -27,33 +31,45 @@ public final class BotStats: Sendable {
     }
 
     let state = Mutex(State())
+    /// The duels counted, and the shares that keep `--duels` exact.
+    let tally: DuelTally
 
-    public init() {}
+    public init(duelTarget: Int? = nil) {
+        tally = DuelTally(target: duelTarget)
+    }
 
     func update(_ body: (inout State) -> Void) {
         state.withLock { body(&$0) }
     }
 
     func error(_ code: String) { update { $0.errors[code, default: 0] += 1 } }
+    /// An `error` reply (or an unsolicited error): a refusal the game explains, or an error.
+    func refused(_ code: String, expected: Bool) {
+        update { expected ? ($0.expectedRefusals[code, default: 0] += 1) : ($0.errors[code, default: 0] += 1) }
+    }
     func violation(_ what: String) { update { $0.violations[what, default: 0] += 1 } }
 
     /// One progress line.
     public func progress(elapsed: Double) -> String {
-        state.withLock { s in
+        let duels = tally.counted
+        return state.withLock { s in
             "t=\(Int(elapsed))s connected=\(s.connected) waiting=\(s.waiting) in_duel=\(s.inDuel) "
-                + "duels=\(s.duelsDone) answers=\(s.answers) errors=\(s.errors.values.reduce(0, +)) "
+                + "duels=\(duels) answers=\(s.answers) errors=\(s.errors.values.reduce(0, +)) "
                 + "violations=\(s.violations.values.reduce(0, +))"
         }
     }
 
-    public var duelsDone: Int { state.withLock { $0.duelsDone } }
+    /// Duels counted so far (see ``DuelTally``).
+    public var duelsDone: Int { tally.counted }
     /// The accepted answers, "duel-id:question-index" (with `reconnect`).
     public var acknowledged: [String] { state.withLock { $0.acknowledged } }
 
     /// The final report as JSON: counts and percentiles in milliseconds, and the bots' own
     /// CPU time per answer (µs; null when unmeasured).
     public func report(configuration: BotConfiguration, elapsed: Double, cpuMicrosPerAnswer: Double? = nil) -> JSONValue {
-        state.withLock { s in
+        let duels = tally.counted
+        let pastTarget = tally.pastTarget
+        return state.withLock { s in
             func summary(_ h: Histogram<UInt64>) -> JSONValue {
                 func ms(_ us: UInt64) -> JSONValue { .double((Double(us) / 10).rounded() / 100) }
                 return .object([
@@ -62,15 +78,21 @@ public final class BotStats: Sendable {
                     "p99_ms": ms(h.valueAtPercentile(99)), "max_ms": ms(h.totalCount == 0 ? 0 : h.max),
                 ])
             }
+            func counts(_ byCode: [String: Int]) -> JSONValue {
+                .object(JSONObject(byCode.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) }))
+            }
             return .object([
                 "bots": .number(configuration.bots),
                 "seconds": .double((elapsed * 10).rounded() / 10),
-                "duels": .number(s.duelsDone),
+                "duels": .number(duels),
+                "duels_target": configuration.duels.map { .number($0) } ?? .null,
+                "duels_past_target": .number(pastTarget),
                 "answers": .number(s.answers),
-                "duels_per_second": .double((Double(s.duelsDone) / max(elapsed, 0.001) * 10).rounded() / 10),
+                "duels_per_second": .double((Double(duels) / max(elapsed, 0.001) * 10).rounded() / 10),
                 "answers_per_second": .double((Double(s.answers) / max(elapsed, 0.001) * 10).rounded() / 10),
-                "errors": .object(JSONObject(s.errors.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })),
-                "violations": .object(JSONObject(s.violations.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })),
+                "errors": counts(s.errors),
+                "expected_refusals": counts(s.expectedRefusals),
+                "violations": counts(s.violations),
                 "time_to_match": summary(s.timeToMatch),
                 "answer_to_reply": summary(s.answerToReply),
                 "answer_to_opponent_answered": summary(s.answerToOpponent),

@@ -4,17 +4,46 @@ import DuelCore
 import Foundation
 
 /// `duel-bots`: load-test bots that play real duels against a server.
+///
+/// The JSON report goes to stdout, progress lines and a short human summary to stderr.
+/// How the figures are counted (see `DuelTally` and `BotStats`):
+/// - a duel (ranked duel, room game or practice game) counts once, when the first of the
+///   run's bots in it sees its `complete` event, deduplicated by duel id; `--duels N` stops the
+///   run at exactly N: no duel is started past what N still needs, and the run ends as soon as
+///   the N-th completes;
+/// - `errors` counts, by the server's code, every `error` reply the bots did not expect (a
+///   refused signup, login, auth, queue, room request or answer, or an unsolicited error) and
+///   what had no reply (`connect_failed`, `login_failed`, `duel_timeout`, ...); refusals that
+///   are part of the game or of stopping are in `expected_refusals` instead.
 @main
 struct DuelBotsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "duel-bots",
-        abstract: "Load-test bots: sign up, queue (or fill rooms, or practise), play by the rules, again; report latencies and violations.")
+        abstract: "Load-test bots: sign up, queue (or fill rooms, or practise), play by the rules, again; report latencies and violations.",
+        discussion: """
+            The JSON report goes to stdout; progress lines and a short summary go to stderr.
+
+            A duel (ranked duel, room game or practice game) is counted once, when the first of \
+            this run's bots in it sees its `complete` event (deduplicated by duel id). With \
+            --duels N the run stops at exactly N counted duels: the bots start no duel past what N \
+            still needs, and the run ends as soon as the N-th completes (a duel still in play then \
+            is forfeited).
+
+            `errors` counts, by the server's error code, every refused request (signup, login, \
+            auth, queue, room, answer; `rate_limited` each time the password-check queue refuses \
+            a signup, which is then retried) and unsolicited errors, plus failures without a reply \
+            (connect_failed, login_failed, queue_failed, duel_timeout). Refusals that are part of \
+            the game or of stopping (an answer `locked_out`, `too_late` or `duel_over`; the last \
+            cancel's `not_queued`; `duel_over` for the last forfeit or that of a duel \
+            left over from an earlier run) are in `expected_refusals`.
+            """)
 
     @Option(help: "Server WebSocket URL.") var url = "ws://127.0.0.1:8080/duel"
     @Option(help: "Number of bots.") var bots = 10
     @Option(help: "Bank slug to queue for.") var bank = "world-capitals"
     @Option(help: "Stop after this many seconds.") var duration: Double = 30
-    @Option(help: "Stop after this many duels (whichever comes first).") var duels: Int?
+    @Option(help: "Stop at exactly this many duels (or at --duration, whichever comes first); each duel is counted once, by the first of its bots to see it complete.")
+    var duels: Int?
     @Option(help: "Think time before answering in ms: 0, 500, or 500..4000.") var think = "0"
     @Option(help: "Chance of answering correctly once a question's answer is known (bots learn from reveals).")
     var accuracy = 0.7
@@ -28,7 +57,7 @@ struct DuelBotsCommand: AsyncParsableCommand {
     var tokens: String?
     @Option(name: .customLong("room-size"), help: "Play in rooms of this many bots (2-4) instead of the queue; 1 plays practice.")
     var roomSize: Int?
-    @Flag(help: "Print the final report as JSON only.") var json = false
+    @Flag(help: "Print the final report as JSON only (no progress lines or summary on stderr).") var json = false
 
     func run() async throws {
         guard let thinkRange = parseThink(think) else { throw ValidationError("--think: use 0, 500 or 500..4000") }
@@ -44,6 +73,7 @@ struct DuelBotsCommand: AsyncParsableCommand {
         config.skipRate = skip
         config.idle = idle
         config.reconnect = reconnect
+        if let duels, duels < 1 { throw ValidationError("--duels: at least 1") }
         if let roomSize {
             guard (1...4).contains(roomSize) else { throw ValidationError("--room-size: 1 to 4") }
             config.roomSize = roomSize
@@ -61,6 +91,7 @@ struct DuelBotsCommand: AsyncParsableCommand {
             try Data((lines.isEmpty ? "" : lines + "\n").utf8).write(to: URL(fileURLWithPath: acknowledged))
         }
         print(report.serialized)
+        if !quiet { FileHandle.standardError.write(Data((BotSummary.text(report) + "\n").utf8)) }
         let violations: Int = {
             if case .object(let object)? = report["violations"] { return object.pairs.count }
             return 0
