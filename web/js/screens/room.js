@@ -1,0 +1,110 @@
+// Rooms of 2-4 friends by invite code: the lobby screen, and opening, joining (by code or a
+// shared link), starting and leaving a room.
+import { client } from "../connection.js";
+import { $, el, flash, note } from "../ui.js";
+import { show, shown, go, visibleNote } from "../router.js";
+import { state, setRoom, takeJoinCode, leftRoomGame } from "../store.js";
+import { initials } from "../records.js";
+
+// Shorter words for the room codes. Others (already_queued, in_duel) keep the server's
+// message: it names the member or challenger who is busy, when it is not you.
+const ROOM_ERRORS = {
+  unknown_room: "No room has that code (it may have closed)", room_full: "That room is full",
+  room_busy: "That room is playing a game; try again when it ends", in_room: "Leave your room first",
+  not_host: "Only the host can start", room_too_small: "Wait for at least one friend to join",
+};
+
+export function roomError(error) { return ROOM_ERRORS[error.code] ?? error.message; }
+
+// A shared link (/?room=CODE): join that room once signed in. Returns whether it tried.
+export function joinLinkedRoom() {
+  if (!state.joinCode || !state.player) return false;
+  const code = takeJoinCode();
+  window.history.replaceState(null, "", location.pathname);
+  joinRoom(code);
+  return true;
+}
+
+async function joinRoom(code) {
+  try {
+    showRoom((await client.roomJoin(code)).room);
+  } catch (error) {
+    await go("friends");
+    note("friends-note", roomError(error));
+  }
+}
+
+function roomLink(code) { return `${location.origin}/?room=${code}`; }
+
+// The room record from a reply or a `room` event; the lobby shows it when it is on screen.
+function roomChanged(room) {
+  setRoom(room);
+  if (shown("room")) { if (state.room) renderRoom(); else go("friends"); }
+}
+
+export function showRoom(room) {
+  roomChanged(room);
+  if (!state.room) return;
+  note("room-note", "");
+  show("room");
+  renderRoom();
+}
+
+function renderRoom() {
+  const r = state.room;
+  $("room-code-shown").textContent = r.code;
+  $("room-bank-shown").textContent = state.banks.find((b) => b.slug === r.bank)?.title ?? state.quizTitles[r.bank] ?? r.bank;
+  $("room-link").href = roomLink(r.code);
+  $("room-link").textContent = roomLink(r.code);
+  const seats = [];
+  for (let i = 0; i < r.max_players; i++) {
+    const m = r.members[i];
+    if (!m) { seats.push(el("li", { class: "empty" }, el("span", { class: "dot" }, "·"), "Waiting for a friend…")); continue; }
+    const tags = [m.id === r.host ? "host" : "", m.id === state.player.id ? "you" : "", m.connected ? "" : "offline"].filter(Boolean);
+    seats.push(el("li", { "data-member": m.id }, el("span", { class: `dot seat-${i}`, "aria-hidden": "true" }, initials(m.username)),
+      el("span", {}, m.username, tags.length ? el("span", { class: "muted" }, ` (${tags.join(", ")})`) : "")));
+  }
+  $("seats").replaceChildren(...seats);
+  const host = r.host === state.player.id;
+  $("room-start").hidden = !host;
+  $("room-start").disabled = r.members.length < 2 || r.state === "playing";
+  if (!host) note("room-note", r.state === "playing" ? "A game is on" : "The host starts the game");
+}
+
+client.on("room", (event) => {
+  roomChanged(event.record);
+  // A game began: its init opens the game screen. A rematch started by the host, too.
+});
+
+// The forms to open and join a room are on the friends screen.
+$("room-create-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  try {
+    showRoom((await client.roomCreate($("room-bank").value, {
+      max_players: Number($("room-size").value), questions: Number($("room-questions").value),
+    })).room);
+  } catch (error) { note("friends-note", roomError(error)); }
+});
+
+$("room-join-form").addEventListener("submit", (e) => { e.preventDefault(); joinRoom($("room-code").value); });
+
+$("room-start").addEventListener("click", startRoomGame);
+
+export async function startRoomGame() {
+  try { await client.roomStart(); } catch (error) {
+    const where = visibleNote() ?? "room";
+    note(`${where}-note`, roomError(error));
+  }
+}
+
+$("room-leave").addEventListener("click", async () => {
+  // Leaving during the room's game forfeits it: its remaining events are not mine any more.
+  if (state.room?.state === "playing") leftRoomGame(state.room.duel_id);
+  try { await client.roomLeave(); } catch { /* not in a room any more */ }
+  setRoom(null);
+  go("friends");
+});
+
+$("room-copy").addEventListener("click", async () => {
+  try { await navigator.clipboard.writeText($("room-link").href); flash("Link copied"); } catch { flash($("room-link").href); }
+});
