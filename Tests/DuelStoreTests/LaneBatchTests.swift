@@ -49,10 +49,11 @@ import Testing
         defer { connection.close() }
         // Both right at the same millisecond: the first in arrival order wins, the second is locked out.
         // In duel b, a wrong answer first: it locks out only its author, the other still wins.
+        var lane = DuelLaneState()
         let results = connection.applyInputs([
             answer(a, seat: 1, correct: true), answer(a, seat: 0, correct: true),
             answer(b, seat: 0, correct: false), answer(b, seat: 1, correct: true),
-        ]).map { try? $0.get() ?? nil }
+        ], lane: &lane).map { try? $0.get() ?? nil }
         #expect(results[0]?.outcome == .answered(correct: true, points: 200))
         #expect(results[1]?.outcome == .rejected(ProtocolError(.lockedOut)))
         #expect(results[2]?.outcome == .answered(correct: false, points: 0))
@@ -73,9 +74,10 @@ import Testing
         let connection = try fixture.connect()
         defer { connection.close() }
         // Three forfeits in one transaction: one ratings statement covers the three duels.
+        var lane = DuelLaneState()
         let results = connection.applyInputs(made.map {
             DuelInputItem(duelID: $0.id, input: .forfeit(player: $0.players[0].id, atMs: 2_000))
-        })
+        }, lane: &lane)
         #expect(try results.allSatisfy { try $0.get()?.finished == true })
         let ids = made.map(\.id)
         let history = try connection.query("""
@@ -102,13 +104,14 @@ import Testing
             INSERT INTO duel_events (duel_id, seq, kind, at_ms, record)
             SELECT id, last_seq + 1, 'answered', 0, '{}' FROM duels WHERE id = \(made[0].id)::uuid
             """)
+        var lane = DuelLaneState()
         let results = connection.applyInputs([
             answer(made[0], seat: 0, correct: true),
             answer(made[1], seat: 0, correct: true),
             DuelInputItem(duelID: UUID().uuidString.lowercased(), input: .advance(atMs: 2_000)),
             DuelInputItem(duelID: "'; DROP TABLE duels; --", input: .advance(atMs: 2_000)),
             answer(made[2], seat: 1, correct: false),
-        ])
+        ], lane: &lane)
         #expect(throws: PGError.self) { try results[0].get() }
         #expect(try results[1].get()?.outcome == .answered(correct: true, points: 200))
         #expect(try results[2].get() == nil)
@@ -129,6 +132,7 @@ import Testing
         defer { writer.close(); reader.close() }
         var random = SystemRandomNumberGenerator()
         var now: Int64 = 1_000
+        var lane = DuelLaneState()
         // Random batches of random inputs (answers right, wrong, to other questions, by strangers;
         // deadlines; presence; forfeits), applied the way a lane applies them.
         for _ in 0..<40 {
@@ -150,13 +154,13 @@ import Testing
                 }
                 batch.append(DuelInputItem(duelID: duel.id, input: input))
             }
-            for result in writer.applyInputs(batch) { _ = try result.get() }
+            for result in writer.applyInputs(batch, lane: &lane) { _ = try result.get() }
         }
         let ids = made.map(\.id)
         let rebuilt = try reader.rebuildDuels(ids)
         for id in ids {
             let version = try writer.query("SELECT inputs FROM duels WHERE id = \(id)::uuid")[0].int("inputs")
-            let inMemory = try #require(writer.duelCache.state(of: id, version: version))
+            let inMemory = try #require(lane.cachedState(of: id, version: version))
             #expect(rebuilt[id]?.version == version)
             #expect(rebuilt[id]?.duel == inMemory)
         }

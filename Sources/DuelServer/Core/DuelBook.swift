@@ -92,6 +92,6 @@ struct DuelBook {
     /// are announced.
     func needsAnnouncement(_ duel: String, isLocal: (PlayerID) -> Bool, shared: Set<PlayerID>) -> Bool {
         guard let list = players[duel] else { return true }
-        return list.contains { !isLocal($0) || shared.contains($0) }
+        return Announcement.needed(players: list, heldHere: isLocal, shared: shared)
     }
 }

@@ -50,7 +50,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
             transport: transport, metrics: metrics, instance: instance)
         let games = GameRequests(
             configuration: configuration, connections: connections, replies: replies, jobs: jobs, delivery: delivery,
-            notifications: notifications, metrics: metrics, matchNow: { [unowned periodic] in periodic.runMatcher() })
+            notifications: notifications, metrics: metrics, instance: instance, matchNow: { [unowned periodic] in periodic.runMatcher() })
         router = RequestRouter(
             sessions: sessions, games: games, delivery: delivery,
             data: DataRequests(configuration: configuration, connections: connections, replies: replies, jobs: jobs),

@@ -14,11 +14,14 @@ final class GameRequests: @unchecked Sendable {
     let delivery: DuelDelivery
     let notifications: PlayerNotifications
     let metrics: Metrics
+    /// This process's id among the instances: the queue row says where the player waits.
+    let instance: String
     /// Starts a matcher pass (``PeriodicJobs/runMatcher(concurrent:)``): a new waiter may complete a pair.
     let matchNow: () -> Void
 
     init(configuration: ServerConfiguration, connections: ConnectionTable, replies: Replies, jobs: ServerJobs,
-         delivery: DuelDelivery, notifications: PlayerNotifications, metrics: Metrics, matchNow: @escaping () -> Void) {
+         delivery: DuelDelivery, notifications: PlayerNotifications, metrics: Metrics, instance: String,
+         matchNow: @escaping () -> Void) {
         self.configuration = configuration
         self.connections = connections
         self.replies = replies
@@ -26,6 +29,7 @@ final class GameRequests: @unchecked Sendable {
         self.delivery = delivery
         self.notifications = notifications
         self.metrics = metrics
+        self.instance = instance
         self.matchNow = matchNow
     }
 
@@ -79,7 +83,10 @@ final class GameRequests: @unchecked Sendable {
     func queue(_ connection: Connection, _ ref: RequestRef?, bank: String) {
         let player = connection.player!
         let needed = configuration.duel.questionCount
-        jobs.database(for: connection, { db in try db.enqueue(player: player, bank: bank, questionsNeeded: needed) }) {
+        let instance = self.instance
+        jobs.database(for: connection, { db in
+            try db.enqueue(player: player, bank: bank, questionsNeeded: needed, instance: instance)
+        }) {
             [self] connection, result in
             guard let connection else { return }
             switch result {
@@ -113,7 +120,7 @@ final class GameRequests: @unchecked Sendable {
         let player = connection.player!
         let rules = configuration.duel
         // Other instances hear of it only when the player is also connected there.
-        let announce = connections.directory.shared.contains(player)
+        let announce = Announcement.needed(players: [player], heldHere: { _ in true }, shared: connections.directory.shared)
         jobs.database(for: connection, { db in
             try db.startPractice(
                 player: player, bank: bank, mistakes: mistakes, configuration: rules, nowMs: Clock.nowMs(), announce: announce)

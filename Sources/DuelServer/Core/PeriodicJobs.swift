@@ -99,6 +99,7 @@ final class PeriodicJobs: @unchecked Sendable {
         let duelRules = configuration.duel
         let logger = self.logger
         let shared = connections.directory.shared
+        let instance = self.instance
         jobs.database(for: nil, { db -> [DuelUpdate] in
             try db.evictWaitersOfShortBanks(questionsNeeded: duelRules.questionCount)
             var created: [DuelUpdate] = []
@@ -106,7 +107,8 @@ final class PeriodicJobs: @unchecked Sendable {
                 // One bank's failure must not stop the others' matchmaking.
                 do {
                     created += try db.claimPairs(
-                        bankID: bank, policy: policy, configuration: duelRules, nowMs: Clock.nowMs(), shared: shared)
+                        bankID: bank, policy: policy, configuration: duelRules, nowMs: Clock.nowMs(), shared: shared,
+                        instance: instance)
                 } catch {
                     logger.warning("matcher: bank failed", metadata: ["bank": "\(bank)", "error": "\(error)"])
                 }

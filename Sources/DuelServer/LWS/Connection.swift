@@ -7,35 +7,51 @@ final class Connection {
     /// Hash of the session token this connection authenticated with (for logout).
     var tokenHash: [UInt8]?
     var limiter: RateLimiter
-    /// Messages waiting for the socket to become writable: each event's text, shared by
-    /// every connection it goes to.
-    var outgoing: [String] = []
-    var outgoingHead = 0
-    var outgoingBytes = 0
-    /// Set when the server decided to close; the close happens at the next writable callback.
-    var pendingClose: (code: CloseCode, reason: String)?
+    /// Messages waiting for the socket to become writable, and a decided close.
+    var outbox = Outbox()
     /// Reassembly of a fragmented message.
-    var partial: [UInt8] = []
-    var partialIsBinary = false
+    var inbound = Reassembly()
     var isClosed = false
-    /// Liveness (see ``Liveness``): when the peer last sent anything, pongs included,
-    /// and whether a ping is owed or went out since.
-    var lastHeardMs: Int64
-    var pinged = false
-    var pingDue = false
+    /// Liveness (see ``Liveness``).
+    var liveness: LivenessMarks
 
     init(id: UInt64, address: String, limiter: RateLimiter) {
         self.id = id
         self.address = address
         self.limiter = limiter
-        lastHeardMs = Clock.nowMs()
+        liveness = LivenessMarks(lastHeardMs: Clock.nowMs())
     }
 
     /// The peer sent something: it is alive, and no ping is outstanding.
     func heard() {
-        lastHeardMs = Clock.nowMs()
-        pinged = false
+        liveness.lastHeardMs = Clock.nowMs()
+        liveness.pinged = false
     }
 
-    var hasOutgoing: Bool { outgoingHead < outgoing.count }
+    var hasOutgoing: Bool { outbox.head < outbox.messages.count }
+
+    /// What waits to be written: each event's text, shared by every connection it goes to.
+    struct Outbox {
+        var messages: [String] = []
+        /// The first message not yet written.
+        var head = 0
+        /// Bytes queued and not yet written (the slow-reader limit).
+        var bytes = 0
+        /// Set when the server decided to close; the close happens at the next writable callback.
+        var pendingClose: (code: CloseCode, reason: String)?
+    }
+
+    /// A message arriving in fragments.
+    struct Reassembly {
+        var bytes: [UInt8] = []
+        var isBinary = false
+    }
+
+    /// When the peer last sent anything, pongs included, and whether a ping is owed or went
+    /// out since.
+    struct LivenessMarks {
+        var lastHeardMs: Int64
+        var pinged = false
+        var pingDue = false
+    }
 }

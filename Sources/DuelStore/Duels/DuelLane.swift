@@ -70,6 +70,7 @@ final class DuelLane: Sendable {
     private func run() {
         var connection: PGConnection?
         var backoff = Backoff()
+        var lane = DuelLaneState()
         while true {
             let (items, completions, seeds, closed) = state.withLock { waiting in
                 let count = min(waiting.items.count, maxBatch)
@@ -107,6 +108,8 @@ final class DuelLane: Sendable {
                         // so sequential scans are priced out on these connections.
                         try opened.execute(script: "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off")
                         connection = opened
+                        // A new connection starts with no cached states, as it always did.
+                        lane = DuelLaneState()
                         backoff.succeeded()
                     } catch {
                         backoff.failed(now: Date())
@@ -120,9 +123,9 @@ final class DuelLane: Sendable {
                 afterBatch.run()
                 continue
             }
-            for duel in seeds { connection.duelCache.remember(duel, version: 0) }
-            connection.announcesDuelEvents = afterBatch.announcing.withLock { $0 }
-            let results = connection.applyInputs(items)
+            for duel in seeds { lane.cache.remember(duel, version: 0) }
+            lane.announces = afterBatch.announcing.withLock { $0 }
+            let results = connection.applyInputs(items, lane: &lane)
             for (completion, result) in zip(completions, results) { completion(result) }
             afterBatch.run()
         }

@@ -13,12 +13,15 @@ extension PGConnection {
     ///
     /// When the batch's writes fail (a constraint, a duel in a bad state), each duel's
     /// inputs are retried in a transaction of their own, so one failing duel fails
-    /// alone and the others commit.
-    public func applyInputs(_ items: [DuelInputItem]) -> [Result<DuelUpdate?, Error>] {
+    /// alone and the others commit. `lane` holds the states the lane last committed (they
+    /// change only after the commit) and whether events are announced.
+    public func applyInputs(_ items: [DuelInputItem], lane: inout DuelLaneState) -> [Result<DuelUpdate?, Error>] {
         guard !items.isEmpty else { return [] }
         do {
-            let (updates, states) = try transaction { connection in try connection.applyOnce(items) }
-            for (duel, version) in states.values { duelCache.remember(duel, version: version) }
+            // `lane` is read, not copied, inside: a copy alive at the cache's update below would
+            // copy the whole cache.
+            let (updates, states) = try transaction { connection in try connection.applyOnce(items, lane: lane) }
+            for (duel, version) in states.values { lane.cache.remember(duel, version: version) }
             return updates.map { .success($0) }
         } catch {
             let duels = Set(items.map(\.duelID))
@@ -27,7 +30,7 @@ extension PGConnection {
             var results = [Result<DuelUpdate?, Error>?](repeating: nil, count: items.count)
             for duel in duels.sorted() {
                 let indices = items.indices.filter { items[$0].duelID == duel }
-                for (index, result) in zip(indices, applyInputs(indices.map { items[$0] })) {
+                for (index, result) in zip(indices, applyInputs(indices.map { items[$0] }, lane: &lane)) {
                     results[index] = result
                 }
             }
@@ -35,12 +38,14 @@ extension PGConnection {
         }
     }
 
-    /// A convenience for one input (tests, tools): ``applyInputs(_:)`` of one item.
+    /// A convenience for one input (tests, tools): ``applyInputs(_:lane:)`` of one item, with
+    /// no lane's cache (the state is rebuilt from the log) and events announced.
     public func updateDuel(id: String, _ input: DuelInput) throws -> DuelUpdate? {
-        try applyInputs([DuelInputItem(duelID: id, input: input)])[0].get()
+        var lane = DuelLaneState()
+        return try applyInputs([DuelInputItem(duelID: id, input: input)], lane: &lane)[0].get()
     }
 
-    private func applyOnce(_ items: [DuelInputItem]) throws -> ([DuelUpdate?], [String: (Duel, Int)]) {
+    private func applyOnce(_ items: [DuelInputItem], lane: borrowing DuelLaneState) throws -> ([DuelUpdate?], [String: (Duel, Int)]) {
         let ids = Set(items.lazy.map(\.duelID).filter(UUIDText.isValid)).sorted()
         var states: [String: (duel: Duel, version: Int)] = [:]
         var banks: [String: Int] = [:]
@@ -53,7 +58,7 @@ extension PGConnection {
                 let id = try row.string("id")
                 let version = try row.int("inputs")
                 banks[id] = try row.int("bank_id")
-                if let duel = duelCache.state(of: id, version: version) {
+                if let duel = lane.cache.state(of: id, version: version) {
                     states[id] = (duel, version)
                 } else {
                     stale.append(id)
@@ -82,7 +87,7 @@ extension PGConnection {
         }
         // Each notification goes with the completing update of its player's duel (or of any
         // completed duel, for a quiz's author who did not play): the server routes it by player.
-        for payload in try writes.write(on: self) {
+        for payload in try writes.write(on: self, announces: lane.announces) {
             guard let player = PlayerEventNotification(payload: payload)?.players.first,
                   let index = updates.lastIndex(where: { $0?.players.contains(player) == true && $0?.finished == true })
                     ?? updates.lastIndex(where: { $0?.finished == true })

@@ -14,12 +14,6 @@ public final class PGConnection {
     /// Added to the NOTIFY payloads this connection sends, so the server instance
     /// that made a change can recognize (and skip) its own announcements.
     public var notificationOrigin = ""
-    /// Whether duel events written on this connection are announced with NOTIFY
-    /// (only needed while other instances run: see migration 006).
-    public var announcesDuelEvents = true
-    /// The duel states this connection last committed (see ``DuelCache``): a
-    /// connection belongs to one thread, and so does its cache.
-    var duelCache = DuelCache()
 
     /// Opens a connection from a `postgresql://` URL or `key=value` keywords.
     public init(_ conninfo: String) throws(PGError) {

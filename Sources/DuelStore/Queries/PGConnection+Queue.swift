@@ -11,7 +11,7 @@ extension PGConnection {
     /// and every announcing commit waited in one line. One statement, one round trip: every
     /// check and write happens in it, and a second request of the same player
     /// racing this one finds the queue's primary key taken.
-    public func enqueue(player: PlayerID, bank slug: String, questionsNeeded: Int = 1) throws -> Int64 {
+    public func enqueue(player: PlayerID, bank slug: String, questionsNeeded: Int = 1, instance: String = "") throws -> Int64 {
         let row = try query("""
             WITH b AS (
                 SELECT id, (SELECT count(*) FROM (SELECT 1 FROM questions q WHERE q.bank_id = banks.id AND q.active
@@ -33,7 +33,7 @@ extension PGConnection {
                 INSERT INTO match_queue (player_id, bank_id, rating, instance)
                 SELECT \(player)::uuid, go.id,
                        coalesce((SELECT rating FROM ratings WHERE player_id = \(player)::uuid AND bank_id = go.id), 1500),
-                       nullif(\(notificationOrigin), '')
+                       nullif(\(instance), '')
                   FROM go
                 ON CONFLICT DO NOTHING
                 RETURNING bank_id, \(unsafeRaw: SQLTime.ms("enqueued_at")) AS at)
@@ -93,7 +93,8 @@ extension PGConnection {
         configuration: DuelConfiguration,
         nowMs: Int64,
         batch: Int = 500,
-        shared: Set<PlayerID> = []
+        shared: Set<PlayerID> = [],
+        instance: String = ""
     ) throws -> [DuelUpdate] {
         try transaction { connection in
             let rows = try connection.query("""
@@ -110,7 +111,7 @@ extension PGConnection {
                    -- instances (MatchPolicy.crossInstanceAfterMs). The instance that
                    -- holds both players creates their duel, so its state, timers and
                    -- deliveries stay where the inputs arrive.
-                   AND (instance IS NULL OR instance = \(notificationOrigin) OR \(notificationOrigin) = ''
+                   AND (instance IS NULL OR instance = \(instance) OR \(instance) = ''
                         OR enqueued_at < now() - make_interval(secs => \(policy.crossInstanceAfterMs) / 1000.0))
                  ORDER BY enqueued_at
                  LIMIT \(batch)
@@ -128,13 +129,15 @@ extension PGConnection {
             try connection.query("""
                 DELETE FROM match_queue WHERE player_id = ANY(\(PGArray(games.flatMap { $0 }))::uuid[])
                 """)
-            // Another instance must hear of a duel unless this one holds both players
-            // (and neither is also connected elsewhere: `shared`).
+            // Another instance must hear of a duel unless this one holds both players (the
+            // queue rows say where each waits) and neither is also connected elsewhere.
             let instances = Dictionary(entries.map { ($0.player, $0.instance) }, uniquingKeysWith: { first, _ in first })
-            let own = connection.notificationOrigin
             let created = try connection.createGames(
                 bankID: bankID, games: games, mode: .ranked, configuration: configuration, nowMs: nowMs,
-                announce: { game in own.isEmpty || game.contains { instances[$0] != own || shared.contains($0) } }
+                announce: { game in
+                    instance.isEmpty
+                        || Announcement.needed(players: game, heldHere: { instances[$0] == instance }, shared: shared)
+                }
             ).map(\.update)
             return created
         }

@@ -1,0 +1,20 @@
+import DuelCore
+
+/// What a duel lane keeps between its transactions: the engine states it last committed
+/// (``DuelCache``) and whether its writes announce events with NOTIFY (only while other
+/// instances run: see migration 006). The lane's, not its connection's: a lane may reopen its
+/// connection, and a pool connection has no lane.
+public struct DuelLaneState: Sendable {
+    var cache = DuelCache()
+    /// Whether committed events are announced to other instances.
+    public var announces: Bool
+
+    public init(announces: Bool = true) {
+        self.announces = announces
+    }
+
+    /// The engine state of `duel` this lane committed at `version`, if it is still that.
+    public func cachedState(of duel: String, version: Int) -> Duel? {
+        cache.state(of: duel, version: version)
+    }
+}
