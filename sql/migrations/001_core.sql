@@ -4,14 +4,9 @@
 
 CREATE SCHEMA IF NOT EXISTS ops;
 
--- Choices of a question: 2-6 non-empty, distinct options.
-CREATE FUNCTION ops.choices_valid(choices text[]) RETURNS boolean
-LANGUAGE sql IMMUTABLE STRICT AS $$
-    SELECT cardinality(choices) BETWEEN 2 AND 6
-       AND array_ndims(choices) = 1
-       AND NOT EXISTS (SELECT 1 FROM unnest(choices) c WHERE c IS NULL OR btrim(c) = '')
-       AND (SELECT count(DISTINCT lower(btrim(c))) FROM unnest(choices) c) = cardinality(choices)
-$$;
+-- The CHECK on questions.choices calls ops.choices_valid (2-6 non-empty, distinct options): its
+-- file is included here, where the table first needs it.
+\ir ../functions/ops.choices_valid.sql
 
 CREATE TABLE players (
     id            uuid PRIMARY KEY DEFAULT gen_random_uuid(),

@@ -4,6 +4,7 @@
 --   CREATE ROLE alice LOGIN PASSWORD '...' IN ROLE quizduel_operator;
 -- Creating roles needs CREATEROLE; without it this migration only says so, and
 -- the grants are left for a database administrator to run.
+-- Who runs which function and reads which view is sql/grants.sql's, applied on every migrate.
 DO $$
 DECLARE
     v_can boolean;
@@ -26,9 +27,8 @@ BEGIN
         NULL;
     END;
 
-    -- Operators: banks and questions, reports, and the ops views; no players, sessions or duels.
+    -- Operators: banks and questions, reports, and the ops schema; no players, sessions or duels.
     GRANT USAGE ON SCHEMA ops TO quizduel_operator;
-    GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA ops TO quizduel_operator;
     GRANT SELECT ON ALL TABLES IN SCHEMA ops TO quizduel_operator;
     GRANT SELECT, INSERT, UPDATE ON banks, questions TO quizduel_operator;
     GRANT USAGE ON SEQUENCE banks_id_seq, questions_id_seq TO quizduel_operator;
@@ -36,7 +36,6 @@ BEGIN
 
     -- The server: everything it reads and writes, no DDL.
     GRANT USAGE ON SCHEMA ops TO quizduel_server;
-    GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA ops TO quizduel_server;
     GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO quizduel_server;
     GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO quizduel_server;
 END

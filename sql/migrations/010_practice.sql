@@ -23,16 +23,3 @@ CREATE TABLE practice_progress (
 );
 -- Granted to quizduel_server by the default privileges of migration 009.
 
--- Practice games have no second player: list them too, with their mode.
-CREATE OR REPLACE VIEW ops.live_duels AS
-SELECT d.id AS duel_id, b.slug AS bank, pa.username AS player_a, pb.username AS player_b,
-       d.state, d.questions_opened, d.last_seq, d.created_at,
-       now() - d.created_at AS age,
-       round(greatest(0, extract(epoch FROM now()) * 1000 - d.next_deadline_ms) / 1000.0, 1) AS overdue_s,
-       d.mode
-  FROM duels d
-  JOIN banks b ON b.id = d.bank_id
-  JOIN players pa ON pa.id = d.player_a
-  LEFT JOIN players pb ON pb.id = d.player_b
- WHERE d.state <> 'finished'
- ORDER BY d.created_at;

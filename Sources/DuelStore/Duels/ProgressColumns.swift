@@ -1,6 +1,6 @@
 import DuelCore
 
-/// Finished games' facts as parallel columns for `record_progress` (migration 017), which grants
+/// Finished games' facts as parallel columns for `record_progress` (sql/functions/public.record_progress.sql), which grants
 /// XP, streak days, goals, levels and achievements in the transaction that finishes the games,
 /// and returns the notifications' payloads. It does not NOTIFY: a NOTIFY in the lanes'
 /// transactions queued every commit on Postgres's notify lock (the two-instance throughput

@@ -3,7 +3,7 @@ import Foundation
 
 /// Progress a student can see (issue 14): time zone, weekly goals, notifications, the rating
 /// chart, statistics and achievements. What games grant is written by `record_progress`
-/// (migration 015) inside the transaction that finishes them (``DuelWrites``).
+/// (sql/functions/public.record_progress.sql) inside the transaction that finishes them (``DuelWrites``).
 extension PGConnection {
     /// Sets the zone streak days and weeks are counted in; `bad_request` naming `time_zone`
     /// for a name Postgres does not know.
@@ -184,7 +184,7 @@ extension PGConnection {
         }
     }
 
-    /// Stores a notification for `player` and sends it live (`notify_player`, migration 015).
+    /// Stores a notification for `player` and sends it live (`notify_player`, sql/functions/public.notify_player.sql).
     func notify(_ player: PlayerID, kind: String, _ data: JSONObject) throws {
         try query("SELECT notify_player(\(player)::uuid, \(kind), \(JSONValue.object(data).serialized)::jsonb)")
     }

@@ -1,64 +1,67 @@
 import Foundation
 
-/// Applies the numbered SQL files of `sql/migrations/` in order, each once, in a
-/// transaction, recording its checksum. An applied file that has changed since is
-/// an error: migrations are history, and a new change gets a new file.
+/// Brings a database to the schema of the `sql/` folder, or says how far it is from it.
+///
+/// The numbered files of `sql/migrations/` (table changes) are applied in order, each once, in a
+/// transaction, recording its checksum. An applied file that has changed since is an error:
+/// migrations are history, and a new change gets a new file (the one exception, a rewrite
+/// listed in `superseded-checksums`: ``SupersededChecksums``). Then the functions and views of
+/// `sql/functions/` and `sql/views/`, and `sql/grants.sql`, are applied again, all of them, in
+/// one transaction (``DefinitionApplier``), so they are always what their files say.
 public struct Migrator: Sendable {
     public struct Migration: Sendable, Equatable {
         public let version: Int
         public let name: String
+        /// The file's text, whose checksum is recorded.
         public let sql: String
+        /// What runs: the text with the definition files it includes (``MigrationFiles``).
+        public let script: String
 
-        public init(version: Int, name: String, sql: String) {
+        public init(version: Int, name: String, sql: String, script: String? = nil) {
             self.version = version
             self.name = name
             self.sql = sql
+            self.script = script ?? sql
         }
     }
 
     public enum Failure: Error, CustomStringConvertible {
-        case badFileName(String)
-        case duplicateVersion(Int)
         case changedAfterApplying(version: Int, name: String)
-        case noMigrations(String)
         case notCurrent(SchemaStatus)
 
         public var description: String {
             switch self {
-            case .badFileName(let name): "migration file \(name) must be named NNN_description.sql"
-            case .duplicateVersion(let version): "two migration files have version \(version)"
             case .changedAfterApplying(let version, let name):
                 "migration \(version) (\(name)) was changed after it was applied; add a new migration instead"
-            case .noMigrations(let directory): "no migrations found in \(directory)"
             case .notCurrent(let status): status.description
             }
         }
     }
 
     public let migrations: [Migration]
+    /// The functions, views and grants applied after the migrations; nil leaves them alone (a
+    /// migrator of table changes only, as tests of the migration mechanics use).
+    public let definitions: SchemaDefinitions?
+    public let superseded: SupersededChecksums
 
-    public init(migrations: [Migration]) {
+    public init(migrations: [Migration], definitions: SchemaDefinitions? = nil,
+                superseded: SupersededChecksums = SupersededChecksums()) {
         self.migrations = migrations.sorted { $0.version < $1.version }
+        self.definitions = definitions
+        self.superseded = superseded
     }
 
-    /// Reads `NNN_name.sql` files from `directory`.
+    /// Reads the migrations of `directory` (`sql/migrations`), its `superseded-checksums`, and
+    /// the definitions beside it (`sql/functions`, `sql/views`, `sql/grants.sql`).
     public init(directory: URL) throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            .filter { $0.hasSuffix(".sql") }
-        var migrations: [Migration] = []
-        for name in names {
-            guard let underscore = name.firstIndex(of: "_"), let version = Int(name[..<underscore]) else {
-                throw Failure.badFileName(name)
-            }
-            guard !migrations.contains(where: { $0.version == version }) else { throw Failure.duplicateVersion(version) }
-            let sql = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
-            migrations.append(Migration(version: version, name: name, sql: sql))
-        }
-        guard !migrations.isEmpty else { throw Failure.noMigrations(directory.path) }
-        self.init(migrations: migrations)
+        try self.init(
+            migrations: MigrationFiles.read(directory),
+            definitions: SchemaDefinitions(directory: directory.deletingLastPathComponent()),
+            superseded: SupersededChecksums(file: directory.appendingPathComponent("superseded-checksums")))
     }
 
-    /// How the database's applied migrations compare with these files.
+    /// How the database compares with these files. Reads only: a server that was given a
+    /// database (and the least rights) checks with this, and never migrates it.
     public func status(on connection: PGConnection) throws -> SchemaStatus {
         let exists = try connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL AS present")[0]
             .bool("present")
@@ -70,19 +73,27 @@ public struct Migrator: Sendable {
         }
         var status = SchemaStatus()
         for migration in migrations {
-            guard let stored = applied.removeValue(forKey: migration.version) else {
+            guard let recorded = applied.removeValue(forKey: migration.version) else {
                 status.missing.append(migration.name)
                 continue
             }
-            if try stored != Self.checksum(migration.sql, on: connection) { status.changed.append(migration.name) }
+            if try !isSame(migration, recorded: recorded, on: connection) { status.changed.append(migration.name) }
         }
         status.unknown = applied.keys.sorted()
+        if let definitions {
+            let comparison = try DefinitionLedger.compare(definitions, on: connection)
+            status.definitionsNotApplied = comparison.notApplied
+            status.undefinedObjects = comparison.undefined
+            status.missingObjects = comparison.missing
+            status.alteredObjects = comparison.altered
+        }
         return status
     }
 
-    /// Throws ``Failure/notCurrent(_:)`` unless every migration file is applied unchanged.
-    /// Versions the database has beyond these files (a newer server migrated it) are allowed:
-    /// migrations only add, so an older server still finds everything it uses.
+    /// Throws ``Failure/notCurrent(_:)`` unless every migration file is applied unchanged and
+    /// the functions and views are the files'. Versions the database has beyond these files (a
+    /// newer server migrated it) are allowed: migrations only add, so an older server still
+    /// finds everything it uses.
     public func verify(on connection: PGConnection) throws -> SchemaStatus {
         let status = try status(on: connection)
         guard status.isCurrent else { throw Failure.notCurrent(status) }
@@ -94,7 +105,14 @@ public struct Migrator: Sendable {
         try connection.query("SELECT encode(sha256(convert_to(\(sql), 'UTF8')), 'hex') AS sum")[0].string("sum")
     }
 
-    /// Applies the pending migrations; returns the versions applied now.
+    /// Whether the database's record of `migration` is this text, or an earlier text this one
+    /// superseded.
+    private func isSame(_ migration: Migration, recorded: String, on connection: PGConnection) throws -> Bool {
+        let current = try Self.checksum(migration.sql, on: connection)
+        return recorded == current || superseded.accepts(version: migration.version, recorded: recorded, current: current)
+    }
+
+    /// Applies the pending migrations, then every definition; returns the versions applied now.
     ///
     /// An advisory lock makes concurrent server starts on one database take turns.
     @discardableResult
@@ -111,17 +129,17 @@ public struct Migrator: Sendable {
         defer { _ = try? connection.query("SELECT pg_advisory_unlock(727340001)") }
         var applied: [Int] = []
         for migration in migrations {
-            let checksum = try Self.checksum(migration.sql, on: connection)
             let existing = try connection.query(
                 "SELECT checksum FROM schema_migrations WHERE version = \(migration.version)")
             if let row = existing.first {
-                guard try row.string("checksum") == checksum else {
+                guard try isSame(migration, recorded: row.string("checksum"), on: connection) else {
                     throw Failure.changedAfterApplying(version: migration.version, name: migration.name)
                 }
                 continue
             }
+            let checksum = try Self.checksum(migration.sql, on: connection)
             try connection.transaction { connection in
-                try connection.execute(script: migration.sql)
+                try connection.execute(script: migration.script)
                 try connection.query("""
                     INSERT INTO schema_migrations (version, name, checksum)
                     VALUES (\(migration.version), \(migration.name), \(checksum))
@@ -129,6 +147,7 @@ public struct Migrator: Sendable {
             }
             applied.append(migration.version)
         }
+        if let definitions { try DefinitionApplier.apply(definitions, on: connection) }
         return applied
     }
 }

@@ -1,0 +1,383 @@
+-- Progress that pays for play, and holes found by probing as an attacker (issue 23).
+--
+-- What a finished game pays is decided in one place, record_progress below (with its table
+-- progress_rules); the engine only reports facts (GameFacts). The rules, stated in
+-- docs/PROTOCOL.md ("Progress"):
+--   * a game pays a player (XP, a game counted, a streak day, goals, achievements) only when
+--     they answered at least one question of it, right or wrong;
+--   * a first place (and a win) counts only when another player was still in the game when its
+--     first question opened: others leaving before any question give nothing;
+--   * a game on one's own quiz pays its owner nothing: the owner knows every key;
+--   * a streak day is counted once per real day whatever the time zone (below), and the zone can
+--     change once in 24 hours (the server's setTimeZone).
+
+-- The streak is anchored in real time: `streak_until` is the moment the last counted day ends,
+-- in the zone it was counted in. A game before it is the same day whatever zone the player
+-- moved to since (hopping from Etc/GMT+12 to Pacific/Kiritimati made a second day a minute
+-- later). A game after it goes on with the streak when it falls, in the player's zone now, on
+-- the day after the one that moment closes; so a new day is counted only once the last one has
+-- really ended, and a move between zones neither gives nor costs a day.
+ALTER TABLE player_progress
+    ADD COLUMN streak_until timestamptz,
+    ADD COLUMN time_zone_set_at timestamptz;
+UPDATE player_progress SET streak_until = ((streak_day + 1)::timestamp AT TIME ZONE time_zone)
+ WHERE streak_day IS NOT NULL;
+
+-- The per-player and per-target caps count recent rows (reports an hour, challenges received a
+-- minute); imports look for the same question in the bank.
+CREATE INDEX question_reports_player ON question_reports (player_id, created_at);
+CREATE INDEX challenges_to_recent ON challenges (to_player, created_at);
+CREATE INDEX questions_bank_prompt ON questions (bank_id, lower(btrim(prompt)));
+
+-- The end of the day `p_at` falls on in `p_zone`, as a moment.
+CREATE FUNCTION day_end(p_at timestamptz, p_zone text) RETURNS timestamptz LANGUAGE sql IMMUTABLE AS $$
+    SELECT (player_day(p_at, p_zone) + 1)::timestamp AT TIME ZONE p_zone
+$$;
+
+-- The day (in `p_zone`) whose end is `p_until`: the last counted streak day.
+CREATE FUNCTION streak_last_day(p_until timestamptz, p_zone text) RETURNS date LANGUAGE sql IMMUTABLE AS $$
+    SELECT player_day(p_until - interval '1 microsecond', p_zone)
+$$;
+
+-- The streak after a game at `p_at`, the last counted day ending at `p_until` with `p_streak`.
+CREATE FUNCTION streak_after(p_until timestamptz, p_streak integer, p_at timestamptz, p_zone text)
+RETURNS integer LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE
+        WHEN p_until IS NULL THEN 1
+        -- Within the day already counted (or stamped before it): no change.
+        WHEN p_at < p_until THEN greatest(p_streak, 1)
+        -- On the day after it.
+        WHEN player_day(p_at, p_zone) <= streak_last_day(p_until, p_zone) + 1 THEN p_streak + 1
+        ELSE 1 END
+$$;
+
+-- When the counted day ends after a game at `p_at` (see streak_after).
+CREATE FUNCTION streak_until_after(p_until timestamptz, p_at timestamptz, p_zone text)
+RETURNS timestamptz LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN p_until IS NOT NULL AND p_at < p_until THEN p_until ELSE day_end(p_at, p_zone) END
+$$;
+
+DROP FUNCTION next_streak(date, integer, date);
+
+-- A player's progress as `player` objects show it, `p_now` being the server's clock (the
+-- streak shows 0 once a whole day without a game has passed since the last counted one).
+CREATE OR REPLACE FUNCTION progress_json(p_player uuid, p_now timestamptz DEFAULT now()) RETURNS jsonb
+LANGUAGE sql STABLE AS $$
+    SELECT jsonb_build_object(
+        'xp', coalesce(p.xp, 0), 'level', level_of(coalesce(p.xp, 0)),
+        'level_title', t.title, 'level_color', t.color, 'level_line', t.line,
+        'level_xp', level_xp(level_of(coalesce(p.xp, 0))), 'next_level_xp', level_xp(level_of(coalesce(p.xp, 0)) + 1),
+        'streak', jsonb_build_object(
+            'current', CASE WHEN player_day(p_now, p.time_zone) <= streak_last_day(p.streak_until, p.time_zone) + 1
+                             THEN p.current_streak ELSE 0 END,
+            'best', coalesce(p.best_streak, 0)),
+        'time_zone', coalesce(p.time_zone, 'UTC'))
+      FROM (SELECT p_player AS id) x
+      LEFT JOIN player_progress p ON p.player_id = x.id
+      CROSS JOIN LATERAL level_title(level_of(coalesce(p.xp, 0))) t
+$$;
+
+-- Everything a batch of finished games grants, in the transaction that finishes them: the facts
+-- of the games that pay (one row per player and game), XP, the streak, weekly goals reached,
+-- level-ups and achievements, each announced as a notification. Arrays: one element per player
+-- and game (every player of a game, paid or not: the rules look at the others).
+DROP FUNCTION record_progress(uuid[], uuid[], integer[], text[], bigint[], integer[], integer[], boolean[], boolean[],
+                              boolean[], integer[], bigint[]);
+CREATE FUNCTION record_progress(
+    p_duels uuid[], p_players uuid[], p_banks integer[], p_modes text[], p_finished_ms bigint[],
+    p_correct integer[], p_questions integer[], p_first boolean[], p_won boolean[], p_stayed boolean[],
+    p_seats integer[], p_fastest bigint[], p_answered integer[], p_rivals integer[]
+) RETURNS SETOF text LANGUAGE plpgsql
+-- Generic plans, planned once per session: left to choose, the plan cache kept re-planning the
+-- larger statements on every call (their custom plans looked cheaper), which cost about 3 ms a
+-- call; with the index-driven (LATERAL) statements the generic plans are the good ones, and a
+-- call takes about 0.5 ms (bench/NOTES.md, item 22).
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    v_correct integer := (SELECT xp FROM progress_rules WHERE rule = 'correct_answer');
+    v_first integer := (SELECT xp FROM progress_rules WHERE rule = 'first_place');
+    v_practice integer := (SELECT xp FROM progress_rules WHERE rule = 'practice_finished');
+    v_learned integer := (SELECT xp FROM progress_rules WHERE rule = 'mistake_learned');
+    v_goal integer := (SELECT xp FROM progress_rules WHERE rule = 'goal_reached');
+    v_players uuid[];
+    v_before bigint[];
+    -- The notifications' payloads, returned for the server to deliver (not announced here).
+    v_out text[] := '{}';
+    r record;
+    v_title level_titles;
+BEGIN
+    -- The facts of the games that pay, once per game and player (the primary key refuses a
+    -- second grant), with the XP they give. The pay rules are the header's.
+    INSERT INTO game_progress (duel_id, player_id, bank_id, mode, finished_at, correct, questions, first_place, won,
+                               stayed, players, fastest_correct_ms, learned, xp)
+    SELECT f.duel_id, f.player_id, f.bank_id, f.mode, to_timestamp(f.finished_ms / 1000.0), f.correct, f.questions,
+           f.first_place AND f.rivals > 0, f.won AND f.rivals > 0, f.stayed, f.players, f.fastest, 0,
+           f.correct * v_correct + (CASE WHEN f.first_place AND f.rivals > 0 THEN v_first ELSE 0 END)
+           + (CASE WHEN f.mode = 'practice' AND f.stayed THEN v_practice ELSE 0 END)
+      FROM unnest(p_duels, p_players, p_banks, p_modes, p_finished_ms, p_correct, p_questions, p_first, p_won,
+                  p_stayed, p_seats, p_fastest, p_answered, p_rivals)
+           AS f(duel_id, player_id, bank_id, mode, finished_ms, correct, questions, first_place, won, stayed,
+                players, fastest, answered, rivals)
+     WHERE f.answered > 0
+       AND NOT EXISTS (SELECT 1 FROM banks b WHERE b.id = f.bank_id AND b.owner_id = f.player_id);
+    -- Practice games: the questions of the notebook they made learned (countPractice ran just
+    -- before, in this transaction). A statement of its own, run only for them: planning the
+    -- notebook's view took milliseconds, and inside the statement above it was planned again
+    -- on every call (bench/NOTES.md, item 22).
+    IF 'practice' = ANY (p_modes) THEN
+        UPDATE game_progress g
+           SET learned = l.n, xp = g.xp + l.n * v_learned
+          FROM (SELECT k.duel_id, k.player_id, (
+                    SELECT count(*) FROM practice_progress p
+                     WHERE p.player_id = k.player_id AND p.last_duel = k.duel_id AND p.learned_at = now()
+                       AND EXISTS (SELECT 1 FROM missed_questions m
+                                    WHERE m.player_id = p.player_id AND m.question_id = p.question_id)) AS n
+                  FROM unnest(p_duels, p_players, p_modes) AS k(duel_id, player_id, mode)
+                 WHERE k.mode = 'practice') l
+         WHERE g.duel_id = l.duel_id AND g.player_id = l.player_id AND l.n > 0;
+    END IF;
+
+    -- XP, games and the streak (streak_after). Per player: one UPDATE by primary key each. The
+    -- batch's rows are found by LATERAL lookups, one index probe each: with joins on the arrays
+    -- (and an UPDATE ... FROM), the cached generic plans hashed scans of whole tables on every
+    -- call, and those tables grow with every game and player (bench/NOTES.md, item 22).
+    v_players := '{}';
+    v_before := '{}';
+    FOR r IN
+        SELECT b.player_id, sum(b.xp) AS xp, count(*) AS games, max(b.finished_at) AS at
+          FROM unnest(p_duels, p_players) AS k(duel_id, player_id)
+         CROSS JOIN LATERAL (SELECT * FROM game_progress g
+                              WHERE g.duel_id = k.duel_id AND g.player_id = k.player_id) b
+         GROUP BY b.player_id
+    LOOP
+        INSERT INTO player_progress (player_id) VALUES (r.player_id) ON CONFLICT DO NOTHING;
+        UPDATE player_progress p
+           SET xp = p.xp + r.xp, games = p.games + r.games,
+               current_streak = streak_after(p.streak_until, p.current_streak, r.at, p.time_zone),
+               best_streak = greatest(p.best_streak, streak_after(p.streak_until, p.current_streak, r.at, p.time_zone)),
+               streak_until = streak_until_after(p.streak_until, r.at, p.time_zone),
+               streak_day = greatest(p.streak_day, player_day(r.at, p.time_zone))
+         WHERE p.player_id = r.player_id;
+        v_players := v_players || r.player_id;
+        v_before := v_before || (SELECT xp - r.xp FROM player_progress WHERE player_id = r.player_id);
+    END LOOP;
+
+    -- Weekly goals of these players' current weeks that these games reached.
+    FOR r IN
+        SELECT w.*, pp.time_zone FROM weekly_goals w JOIN player_progress pp ON pp.player_id = w.player_id
+         WHERE w.player_id = ANY (v_players) AND w.reached_at IS NULL
+           AND w.week_start = date_trunc('week', pp.streak_day)::date
+         FOR UPDATE OF w
+    LOOP
+        IF goal_progress(r.player_id, r.kind, r.bank_id, r.week_start, r.time_zone) >= r.target THEN
+            UPDATE weekly_goals SET reached_at = now()
+             WHERE player_id = r.player_id AND week_start = r.week_start AND kind = r.kind
+               AND coalesce(bank_id, 0) = coalesce(r.bank_id, 0);
+            UPDATE player_progress SET xp = xp + v_goal WHERE player_id = r.player_id;
+            v_out := v_out || notify_player(r.player_id, 'goal_reached', jsonb_build_object(
+                'kind', r.kind, 'bank', (SELECT slug FROM banks WHERE id = r.bank_id), 'target', r.target, 'xp', v_goal),
+                false);
+            v_out := v_out || grant_achievement(r.player_id, 'goal_reached', false);
+        END IF;
+    END LOOP;
+
+    -- Level-ups: one notification per player, for the level reached.
+    FOR r IN
+        SELECT k.player_id, k.before, p.xp AS after
+          FROM unnest(v_players, v_before) AS k(player_id, before)
+         CROSS JOIN LATERAL (SELECT xp FROM player_progress p WHERE p.player_id = k.player_id) p
+    LOOP
+        IF level_of(r.after) > level_of(r.before) THEN
+            v_title := level_title(level_of(r.after));
+            v_out := v_out || notify_player(r.player_id, 'level_up', jsonb_build_object(
+                'level', level_of(r.after), 'title', v_title.title, 'color', v_title.color), false);
+        END IF;
+    END LOOP;
+
+    -- Achievements these games may have earned (each granted once: grant_achievement), from the
+    -- facts that paid (first_place and won as counted above).
+    FOR r IN
+        SELECT DISTINCT b.player_id, a.code
+          FROM unnest(p_duels, p_players) AS k(duel_id, player_id)
+         CROSS JOIN LATERAL (SELECT * FROM game_progress b
+                              WHERE b.duel_id = k.duel_id AND b.player_id = k.player_id) b
+         CROSS JOIN LATERAL (SELECT * FROM player_progress p WHERE p.player_id = b.player_id) p
+          -- What the player already has: the conditions below are not even evaluated for it.
+          CROSS JOIN LATERAL (SELECT coalesce(array_agg(pa.code), '{}') AS had
+                                FROM player_achievements pa WHERE pa.player_id = b.player_id) h
+          CROSS JOIN LATERAL (VALUES
+              ('first_game', CASE WHEN 'first_game' <> ALL (h.had) THEN true END),
+              ('first_win', CASE WHEN 'first_win' <> ALL (h.had) THEN b.won END),
+              ('perfect_game', CASE WHEN 'perfect_game' <> ALL (h.had) THEN b.stayed AND b.questions >= 5 AND b.correct = b.questions END),
+              ('speedster', CASE WHEN 'speedster' <> ALL (h.had) THEN coalesce(b.fastest_correct_ms <= 1000, false) END),
+              ('room_champion', CASE WHEN 'room_champion' <> ALL (h.had) THEN b.mode = 'room' AND b.won AND b.players >= 3 END),
+              ('games_50', CASE WHEN 'games_50' <> ALL (h.had) THEN p.games >= 50 END),
+              ('streak_7', CASE WHEN 'streak_7' <> ALL (h.had) THEN p.current_streak >= 7 END),
+              ('level_10', CASE WHEN 'level_10' <> ALL (h.had) THEN level_of(p.xp) >= 10 END),
+              ('giant_slayer', CASE WHEN 'giant_slayer' <> ALL (h.had) THEN b.mode = 'ranked' AND b.won AND EXISTS (
+                  SELECT 1 FROM rating_history me JOIN rating_history them
+                    ON them.duel_id = me.duel_id AND them.player_id <> me.player_id
+                   WHERE me.duel_id = b.duel_id AND me.player_id = b.player_id
+                     AND them.rating_before >= me.rating_before + 200) END),
+              ('ranked_streak_5', CASE WHEN 'ranked_streak_5' <> ALL (h.had) THEN b.mode = 'ranked' AND b.won AND (
+                  SELECT count(*) = 5 AND bool_and(won) FROM (
+                      SELECT g.won FROM game_progress g WHERE g.player_id = b.player_id AND g.mode = 'ranked'
+                       ORDER BY g.finished_at DESC LIMIT 5) last5) END),
+              ('bank_100', CASE WHEN 'bank_100' <> ALL (h.had) THEN b.correct > 0 AND (
+                  SELECT sum(g.correct) >= 100 FROM game_progress g
+                   WHERE g.player_id = b.player_id AND g.bank_id = b.bank_id) END),
+              ('learned_20', CASE WHEN 'learned_20' <> ALL (h.had) THEN b.learned > 0 AND (
+                  SELECT sum(g.learned) >= 20 FROM game_progress g WHERE g.player_id = b.player_id) END)
+          ) AS a(code, earned)
+         WHERE a.earned
+    LOOP
+        v_out := v_out || grant_achievement(r.player_id, r.code, false);
+    END LOOP;
+
+    -- A quiz played by 10 other players: its owner's, whoever played it last. Only players'
+    -- quizzes are counted, and only until the owner has it: counting an operator's bank's
+    -- players on every completion grew with the bank's history (bench/NOTES.md, item 22).
+    FOR r IN
+        SELECT DISTINCT bk.id, bk.owner_id FROM banks bk WHERE bk.id = ANY (p_banks) AND bk.owner_id IS NOT NULL
+    LOOP
+        IF NOT EXISTS (SELECT 1 FROM player_achievements pa WHERE pa.player_id = r.owner_id AND pa.code = 'quiz_played_10')
+           AND (SELECT count(DISTINCT g.player_id) FROM game_progress g
+                 WHERE g.bank_id = r.id AND g.player_id <> r.owner_id) >= 10 THEN
+            v_out := v_out || grant_achievement(r.owner_id, 'quiz_played_10', false);
+        END IF;
+    END LOOP;
+    RETURN QUERY SELECT p FROM unnest(v_out) AS p WHERE p IS NOT NULL;
+END
+$$;
+
+-- Imports skip a question the bank already holds (the same prompt, type and answer, ignoring
+-- case and spacing; a shuffled choice order is the same question), report each with a NOTICE
+-- naming its line or number, and return the number added. ops.insert_question stays the one
+-- writer: the checked writer below wraps it under its old name, so every caller (add_question,
+-- import_csv, import_quiz, import_opentdb) goes through the check without being restated.
+CREATE FUNCTION ops.question_answer(q questions) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE q.type
+        WHEN 'multiple' THEN (SELECT string_agg(lower(btrim(q.choices[c + 1])), '|' ORDER BY lower(btrim(q.choices[c + 1])))
+                                FROM unnest(q.correct_choices) c)
+        WHEN 'text' THEN (SELECT string_agg(lower(btrim(a)), '|' ORDER BY lower(btrim(a))) FROM unnest(q.accepted) a)
+        WHEN 'number' THEN q.correct_number::text || '~' || coalesce(q.tolerance, 0)::text
+        ELSE lower(btrim(q.choices[q.correct_choice + 1])) END
+$$;
+
+-- Questions an import skipped in this transaction so far.
+CREATE FUNCTION ops.skipped_questions() RETURNS integer LANGUAGE sql STABLE AS $$
+    SELECT coalesce(nullif(current_setting('quizduel.skipped_questions', true), ''), '0')::integer
+$$;
+
+ALTER FUNCTION ops.insert_question(integer, text, text, text, text[], text, double precision, text, text)
+    RENAME TO insert_question_unchecked;
+
+CREATE FUNCTION ops.insert_question(
+    p_bank integer, p_prompt text, p_type text, p_answer text, p_choices text[], p_matching text,
+    p_tolerance double precision, p_source text, p_label text DEFAULT 'question'
+) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    v_id bigint;
+    v_same bigint;
+BEGIN
+    -- Inserted first (the unchecked writer normalizes the answer), then compared; a duplicate
+    -- is undone by leaving the block with an error (its savepoint), which needs no DELETE right.
+    BEGIN
+        v_id := ops.insert_question_unchecked(p_bank, p_prompt, p_type, p_answer, p_choices, p_matching,
+                                              p_tolerance, p_source, p_label);
+        SELECT o.id INTO v_same
+          FROM questions n JOIN questions o
+            ON o.bank_id = n.bank_id AND o.id <> n.id AND o.active AND o.type = n.type
+           AND lower(btrim(o.prompt)) = lower(btrim(n.prompt)) AND ops.question_answer(o) = ops.question_answer(n)
+         WHERE n.id = v_id
+         ORDER BY o.id LIMIT 1;
+        IF v_same IS NOT NULL THEN
+            RAISE EXCEPTION 'duplicate' USING ERRCODE = 'QD001';
+        END IF;
+        RETURN v_id;
+    EXCEPTION WHEN SQLSTATE 'QD001' THEN
+        RAISE NOTICE '%: skipped, the bank already has this question (id %)', p_label, v_same;
+        PERFORM set_config('quizduel.skipped_questions', (ops.skipped_questions() + 1)::text, true);
+        RETURN NULL;
+    END;
+END
+$$;
+
+-- Editing replaces a question by a new one while the old is still active, so the new one is
+-- written unchecked (a duplicate of the question it replaces is the point of an edit).
+CREATE OR REPLACE FUNCTION ops.edit_question(
+    p_question bigint, p_prompt text, p_type text, p_answer text, p_choices text[] DEFAULT NULL,
+    p_matching text DEFAULT NULL, p_tolerance double precision DEFAULT NULL
+) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    v_old questions%ROWTYPE;
+    v_new bigint;
+BEGIN
+    SELECT * INTO v_old FROM questions WHERE id = p_question FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'unknown question %', p_question USING ERRCODE = 'no_data_found';
+    END IF;
+    IF v_old.replaced_by IS NOT NULL THEN
+        RAISE EXCEPTION 'question % was already replaced by %; edit that one', p_question, v_old.replaced_by
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    v_new := ops.insert_question_unchecked(v_old.bank_id, p_prompt, p_type, p_answer, p_choices, p_matching,
+                                           p_tolerance, v_old.source);
+    UPDATE questions SET active = v_old.active WHERE id = v_new;
+    UPDATE questions SET active = false, replaced_by = v_new WHERE id = p_question;
+    INSERT INTO ops.audit (action, subject, detail)
+    VALUES ('edit_question', p_question::text, jsonb_build_object(
+        'new_question', v_new, 'prompt', v_old.prompt, 'type', v_old.type, 'key', ops.question_key(v_old)));
+    RETURN v_new;
+END
+$$;
+
+-- The imports, counting only what they added (the count of skipped ones is read back from the
+-- transaction's setting that ops.insert_question raised).
+ALTER FUNCTION ops.import_csv(text, text, text) RENAME TO import_csv_all;
+ALTER FUNCTION ops.import_quiz(text, jsonb, text) RENAME TO import_quiz_all;
+ALTER FUNCTION ops.import_opentdb(text, jsonb, text) RENAME TO import_opentdb_all;
+
+CREATE FUNCTION ops.import_csv(p_bank text, p_csv text, p_source text DEFAULT 'csv') RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_before integer := ops.skipped_questions();
+    v_read integer := ops.import_csv_all(p_bank, p_csv, p_source);
+BEGIN
+    RETURN v_read - (ops.skipped_questions() - v_before);
+END
+$$;
+
+CREATE FUNCTION ops.import_quiz(p_bank text, p_quiz jsonb, p_source text DEFAULT 'quiz-file') RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_before integer := ops.skipped_questions();
+    v_read integer := ops.import_quiz_all(p_bank, p_quiz, p_source);
+BEGIN
+    RETURN v_read - (ops.skipped_questions() - v_before);
+END
+$$;
+
+CREATE FUNCTION ops.import_opentdb(p_bank text, p_response jsonb, p_source text DEFAULT 'opentdb') RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_before integer := ops.skipped_questions();
+    v_read integer := ops.import_opentdb_all(p_bank, p_response, p_source);
+BEGIN
+    RETURN v_read - (ops.skipped_questions() - v_before);
+END
+$$;
+
+-- Privileges: the server's new functions; operators get the ops schema's new ones through the
+-- default privileges of migration 009.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'quizduel_server') THEN
+        GRANT EXECUTE ON FUNCTION day_end(timestamptz, text), streak_last_day(timestamptz, text), streak_after(timestamptz, integer, timestamptz, text),
+            streak_until_after(timestamptz, timestamptz, text), progress_json(uuid, timestamptz),
+            record_progress(uuid[], uuid[], integer[], text[], bigint[], integer[], integer[], boolean[], boolean[],
+                            boolean[], integer[], bigint[], integer[], integer[]) TO quizduel_server;
+    END IF;
+END
+$$;
