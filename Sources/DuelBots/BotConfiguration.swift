@@ -1,4 +1,8 @@
 /// What a bot run does (the `duel-bots` flags).
+///
+/// How a bot answers is grouped in ``play`` (``PlayStyle``), since that is all a
+/// ``BotPlayer`` is given; ``thinkMs``, ``accuracy`` and ``skipRate`` still read and
+/// write it under the flags' names.
 public struct BotConfiguration: Sendable {
     public var url = "ws://127.0.0.1:8080/duel"
     public var bots = 10
@@ -6,12 +10,8 @@ public struct BotConfiguration: Sendable {
     /// Stop after this long (seconds), or after `duels` duels, whichever comes first.
     public var durationSeconds: Double = 30
     public var duels: Int?
-    /// Think time before answering, uniformly drawn in this range (ms).
-    public var thinkMs: ClosedRange<Int> = 0...0
-    /// Chance of answering with the correct choice when the bots know it (they learn it from reveals).
-    public var accuracy = 0.7
-    /// Chance of not answering a question at all (so that deadlines reveal some questions).
-    public var skipRate = 0.0
+    /// Think time, accuracy and skips.
+    public var play = PlayStyle()
     /// New connections per second.
     public var rampPerSecond = 200.0
     /// Only connect, sign up and stay idle (the connections scenario).
@@ -27,6 +27,33 @@ public struct BotConfiguration: Sendable {
     /// `i / roomSize`, whose first bot creates it and starts every game (the next one as
     /// soon as a game completes). 1 plays practice games alone.
     public var roomSize: Int?
+
+    public init() {}
+
+    public var thinkMs: ClosedRange<Int> {
+        get { play.thinkMs }
+        set { play.thinkMs = newValue }
+    }
+
+    public var accuracy: Double {
+        get { play.accuracy }
+        set { play.accuracy = newValue }
+    }
+
+    public var skipRate: Double {
+        get { play.skipRate }
+        set { play.skipRate = newValue }
+    }
+}
+
+/// How a bot answers the questions of a duel.
+public struct PlayStyle: Sendable {
+    /// Think time before answering, uniformly drawn in this range (ms).
+    public var thinkMs: ClosedRange<Int> = 0...0
+    /// Chance of answering with the correct choice when the bots know it (they learn it from reveals).
+    public var accuracy = 0.7
+    /// Chance of not answering a question at all (so that deadlines reveal some questions).
+    public var skipRate = 0.0
 
     public init() {}
 }

@@ -3,6 +3,10 @@
 ///
 /// One instance per bot is reused for every frame so that its arrays keep their
 /// capacity. Fields a frame lacks keep their reset values (nil, false, empty).
+///
+/// It is kept in the protocol's two parts: the ``Envelope`` every frame has (op, ref,
+/// event, duel id, seq) and the duel ``Record`` of events. The read-only properties below
+/// name their fields directly (`frame.seq`, `frame.answers`), as the rule checks read them.
 struct BotFrame {
     enum Op: Equatable { case reply, error, event, other }
     enum Event: Equatable { case `init`, question, answered, reveal, complete, other }
@@ -20,29 +24,71 @@ struct BotFrame {
         var score: Int?
     }
 
-    var op = Op.other
-    /// Bots send integer refs; a string ref is never theirs.
-    var ref: Int?
-    var ok = false
-    /// An error's code (short, so a small String that does not allocate).
-    var code: String?
-    var event: Event?
-    var duelID: UInt64?
-    /// Where the duel id's raw bytes are in the frame (a bot keeps them from `init` for its requests).
-    var duelIDRange: Range<Int>?
-    var seq: Int?
+    /// The fields outside `record`: what the frame is and whom it is for.
+    struct Envelope {
+        var op = Op.other
+        /// Bots send integer refs; a string ref is never theirs.
+        var ref: Int?
+        var ok = false
+        /// An error's code (short, so a small String that does not allocate).
+        var code: String?
+        var event: Event?
+        var duelID: UInt64?
+        /// Where the duel id's raw bytes are in the frame (a bot keeps them from `init` for its requests).
+        var duelIDRange: Range<Int>?
+        var seq: Int?
+    }
 
-    var hasRecord = false
-    var state: State?
-    var questionIndex: Int?
-    /// `question` is an object (not null or missing).
-    var hasQuestion = false
-    var question = Question()
-    var answers: [Answer] = []
-    /// `reveal` is present and not null.
-    var hasReveal = false
-    var reveal = Reveal()
-    var players: [PlayerScore] = []
+    /// The duel record of an event: what the rule checks and the player read.
+    struct Record {
+        /// `record` is an object.
+        var isPresent = false
+        var state: State?
+        var questionIndex: Int?
+        /// `question` is an object (not null or missing).
+        var hasQuestion = false
+        var question = Question()
+        var answers: [Answer] = []
+        /// `reveal` is present and not null.
+        var hasReveal = false
+        var reveal = Reveal()
+        var players: [PlayerScore] = []
+
+        /// Back to a frame without a record, keeping the arrays' capacity.
+        mutating func reset() {
+            isPresent = false
+            state = nil
+            questionIndex = nil
+            hasQuestion = false
+            question = Question()
+            answers.removeAll(keepingCapacity: true)
+            hasReveal = false
+            reveal.correctChoice = nil
+            reveal.points.removeAll(keepingCapacity: true)
+            players.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private(set) var envelope = Envelope()
+    private(set) var record = Record()
+
+    var op: Op { envelope.op }
+    var ref: Int? { envelope.ref }
+    var ok: Bool { envelope.ok }
+    var code: String? { envelope.code }
+    var event: Event? { envelope.event }
+    var duelID: UInt64? { envelope.duelID }
+    var duelIDRange: Range<Int>? { envelope.duelIDRange }
+    var seq: Int? { envelope.seq }
+    var hasRecord: Bool { record.isPresent }
+    var state: State? { record.state }
+    var questionIndex: Int? { record.questionIndex }
+    var hasQuestion: Bool { record.hasQuestion }
+    var question: Question { record.question }
+    var answers: [Answer] { record.answers }
+    var hasReveal: Bool { record.hasReveal }
+    var reveal: Reveal { record.reveal }
+    var players: [PlayerScore] { record.players }
 
     struct Question: Equatable {
         var index: Int?
@@ -75,40 +121,40 @@ struct BotFrame {
         let ok = scanner.object { key, scanner in
             if key.equals("op") {
                 guard let value = scanner.string() else { return scanner.skipValue() }
-                op = value.equals("reply") ? .reply : value.equals("error") ? .error : value.equals("event") ? .event : .other
+                envelope.op = value.equals("reply") ? .reply : value.equals("error") ? .error : value.equals("event") ? .event : .other
                 return true
             }
             if key.equals("ref") {
-                if let value = scanner.integer() { ref = value; return true }
+                if let value = scanner.integer() { envelope.ref = value; return true }
                 return scanner.skipValueIfPresent(depth: 1)
             }
             if key.equals("ok") {
-                if let value = scanner.bool() { self.ok = value; return true }
+                if let value = scanner.bool() { envelope.ok = value; return true }
                 return scanner.skipValue()
             }
             if key.equals("code") {
                 guard let value = scanner.string() else { return scanner.skipValue() }
-                code = String(decoding: value, as: UTF8.self)
+                envelope.code = String(decoding: value, as: UTF8.self)
                 return true
             }
             if key.equals("event") {
                 guard let value = scanner.string() else { return scanner.skipValue() }
-                event = Self.event(value)
+                envelope.event = Self.event(value)
                 return true
             }
             if key.equals("duel_id") {
                 guard let value = scanner.string() else { return scanner.skipValue() }
-                duelID = value.fnv1a
+                envelope.duelID = value.fnv1a
                 let start = value.baseAddress.map { $0 - bytes.baseAddress! } ?? 0
-                duelIDRange = start..<start + value.count
+                envelope.duelIDRange = start..<start + value.count
                 return true
             }
             if key.equals("seq") {
-                if let value = scanner.integer() { seq = value; return true }
+                if let value = scanner.integer() { envelope.seq = value; return true }
                 return scanner.skipValueIfPresent(depth: 1)
             }
             if key.equals("record") {
-                if scanner.peek() == UInt8(ascii: "{") { return readRecord(&scanner) }
+                if scanner.peek() == UInt8(ascii: "{") { return record.read(&scanner) }
                 return scanner.skipValue()
             }
             return scanner.skipValue()
@@ -117,24 +163,8 @@ struct BotFrame {
     }
 
     private mutating func reset() {
-        op = .other
-        ref = nil
-        ok = false
-        code = nil
-        event = nil
-        duelID = nil
-        duelIDRange = nil
-        seq = nil
-        hasRecord = false
-        state = nil
-        questionIndex = nil
-        hasQuestion = false
-        question = Question()
-        answers.removeAll(keepingCapacity: true)
-        hasReveal = false
-        reveal.correctChoice = nil
-        reveal.points.removeAll(keepingCapacity: true)
-        players.removeAll(keepingCapacity: true)
+        envelope = Envelope()
+        record.reset()
     }
 
     private static func event(_ value: UnsafeRawBufferPointer) -> Event {
@@ -145,9 +175,12 @@ struct BotFrame {
         if value.equals("init") { return .`init` }
         return .other
     }
+}
 
-    private mutating func readRecord(_ scanner: inout JSONScanner) -> Bool {
-        hasRecord = true
+extension BotFrame.Record {
+    /// Reads the `record` object the scanner is at.
+    mutating func read(_ scanner: inout JSONScanner) -> Bool {
+        isPresent = true
         return scanner.object(depth: 1) { key, scanner in
             if key.equals("state") {
                 guard let value = scanner.string() else { return scanner.skipValue(depth: 2) }
@@ -213,7 +246,7 @@ struct BotFrame {
 
     private mutating func readAnswers(_ scanner: inout JSONScanner) -> Bool {
         scanner.array(depth: 2) { scanner in
-            var answer = Answer(player: nil, correct: false, hasChoice: false)
+            var answer = BotFrame.Answer(player: nil, correct: false, hasChoice: false)
             guard scanner.peek() == UInt8(ascii: "{") else { return scanner.skipValue(depth: 3) }
             let ok = scanner.object(depth: 3) { key, scanner in
                 if key.equals("player"), let value = scanner.string() {
@@ -255,7 +288,7 @@ struct BotFrame {
     private mutating func readPlayers(_ scanner: inout JSONScanner) -> Bool {
         scanner.array(depth: 2) { scanner in
             guard scanner.peek() == UInt8(ascii: "{") else { return scanner.skipValue(depth: 3) }
-            var player = PlayerScore(id: nil, score: nil)
+            var player = BotFrame.PlayerScore(id: nil, score: nil)
             let ok = scanner.object(depth: 3) { key, scanner in
                 if key.equals("id"), let value = scanner.string() {
                     player.id = value.fnv1a

@@ -44,10 +44,9 @@ public struct BotRunner: Sendable {
         }
         let finishedLine = FinishLine(count: configuration.bots)
         let rooms = RoomBoard()
+        let run = BotRun(deadline: deadline, shouldStop: shouldStop, finished: finishedLine.finishOne)
         let bots = (0..<configuration.bots).map { index in
-            Bot(
-                index: index, configuration: configuration, stats: stats, loop: loops[index % loops.count],
-                deadline: deadline, rooms: rooms, shouldStop: shouldStop, finished: finishedLine.finishOne)
+            Bot(index: index, configuration: configuration, stats: stats, loop: loops[index % loops.count], run: run, rooms: rooms)
         }
         let botsByLoop = loops.indices.map { which in bots.filter { $0.index % loops.count == which } }
         let stopper = Task {
@@ -74,6 +73,20 @@ public struct BotRunner: Sendable {
         let elapsed = (ContinuousClock.now - started).seconds
         return stats.report(configuration: configuration, elapsed: elapsed, cpuMicrosPerAnswer: meter.microsPerAnswer)
     }
+}
+
+/// What a bot knows of the run it is in: when it ends, whether the fleet has played its
+/// duel count, and whom to tell when the bot is done.
+struct BotRun: Sendable {
+    /// The run's end on ``nowMicros()``'s clock.
+    let deadline: UInt64
+    /// The fleet reached `--duels` (``DuelTally/reached``).
+    let shouldStop: @Sendable () -> Bool
+    /// Called once per bot, when it is done (``FinishLine``).
+    let finished: @Sendable () -> Void
+
+    /// Past the deadline, or stopped.
+    var isOver: Bool { nowMicros() >= deadline || shouldStop() }
 }
 
 /// Counts bots that are done and wakes the runner when all are.

@@ -4,11 +4,14 @@ import Histogram
 import Synchronization
 
 /// Counters and latency histograms shared by every bot of a run.
+///
+/// One lock for all of it: a bot's frame touches several of these at once (a reveal
+/// records lateness, learns the answer and forgets a sent time), and one uncontended lock
+/// costs less than several.
 public final class BotStats: Sendable {
     struct State {
-        var connected = 0
-        var waiting = 0
-        var inDuel = 0
+        /// Where the bots are now (the progress line).
+        var gauges = Gauges()
         var answers = 0
         /// Answers the server accepted (`ok` replies), as "duel-id:question-index".
         var acknowledged: [String] = []
@@ -19,15 +22,32 @@ public final class BotStats: Sendable {
         var errors: [String: Int] = [:]
         /// `error` replies that are part of the game or of stopping (``BotRequest/expects(_:)``).
         var expectedRefusals: [String: Int] = [:]
+        /// Broken rules by name (``RuleBreaks``).
         var violations: [String: Int] = [:]
-        var timeToMatch = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
-        var answerToReply = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
-        var answerToOpponent = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
-        var revealLateness = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+        var latencies = Latencies()
         /// When each answer was sent, for the opponent's `answered` latency (µs).
-        var sentAt: [AnswerKey: UInt64] = [:]
+        var sentAt: [SentAnswerKey: UInt64] = [:]
         /// Correct choices learned from reveals, by question id.
         var knowledge: [Int64: Int] = [:]
+    }
+
+    /// Bots connected, queued (or waiting for a room's game), and playing.
+    struct Gauges {
+        var connected = 0
+        var waiting = 0
+        var inDuel = 0
+    }
+
+    /// The report's latency figures (µs).
+    struct Latencies {
+        var timeToMatch = Self.histogram()
+        var answerToReply = Self.histogram()
+        var answerToOpponent = Self.histogram()
+        var revealLateness = Self.histogram()
+
+        private static func histogram() -> Histogram<UInt64> {
+            Histogram(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+        }
     }
 
     let state = Mutex(State())
@@ -48,12 +68,17 @@ public final class BotStats: Sendable {
         update { expected ? ($0.expectedRefusals[code, default: 0] += 1) : ($0.errors[code, default: 0] += 1) }
     }
     func violation(_ what: String) { update { $0.violations[what, default: 0] += 1 } }
+    /// What ``DuelRules`` found wrong in one frame (nothing to lock for when it found nothing).
+    func record(_ breaks: RuleBreaks) {
+        guard !breaks.isEmpty else { return }
+        update { state in breaks.forEach { name, count in state.violations[name, default: 0] += count } }
+    }
 
     /// One progress line.
     public func progress(elapsed: Double) -> String {
         let duels = tally.counted
         return state.withLock { s in
-            "t=\(Int(elapsed))s connected=\(s.connected) waiting=\(s.waiting) in_duel=\(s.inDuel) "
+            "t=\(Int(elapsed))s connected=\(s.gauges.connected) waiting=\(s.gauges.waiting) in_duel=\(s.gauges.inDuel) "
                 + "duels=\(duels) answers=\(s.answers) errors=\(s.errors.values.reduce(0, +)) "
                 + "violations=\(s.violations.values.reduce(0, +))"
         }
@@ -93,10 +118,10 @@ public final class BotStats: Sendable {
                 "errors": counts(s.errors),
                 "expected_refusals": counts(s.expectedRefusals),
                 "violations": counts(s.violations),
-                "time_to_match": summary(s.timeToMatch),
-                "answer_to_reply": summary(s.answerToReply),
-                "answer_to_opponent_answered": summary(s.answerToOpponent),
-                "reveal_lateness": summary(s.revealLateness),
+                "time_to_match": summary(s.latencies.timeToMatch),
+                "answer_to_reply": summary(s.latencies.answerToReply),
+                "answer_to_opponent_answered": summary(s.latencies.answerToOpponent),
+                "reveal_lateness": summary(s.latencies.revealLateness),
                 "cpu_us_per_answer": cpuMicrosPerAnswer.map { .double(($0 * 10).rounded() / 10) } ?? .null,
                 "acknowledged_answers": .number(s.acknowledged.count),
                 "reconnects": .number(s.reconnects),

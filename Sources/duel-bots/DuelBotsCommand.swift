@@ -44,15 +44,10 @@ struct DuelBotsCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many seconds.") var duration: Double = 30
     @Option(help: "Stop at exactly this many duels (or at --duration, whichever comes first); each duel is counted once, by the first of its bots to see it complete.")
     var duels: Int?
-    @Option(help: "Think time before answering in ms: 0, 500, or 500..4000.") var think = "0"
-    @Option(help: "Chance of answering correctly once a question's answer is known (bots learn from reveals).")
-    var accuracy = 0.7
-    @Option(help: "Chance of leaving a question unanswered (lets deadlines reveal some questions).") var skip = 0.0
+    @OptionGroup var play: PlayOptions
     @Option(help: "New connections per second.") var ramp = 200.0
     @Flag(help: "Only connect and sign up, then stay idle (connection scenario).") var idle = false
-    @Flag(help: "Reconnect on any drop, sign in again and resume the duel from the last seq (drills).") var reconnect = false
-    @Option(help: "With --reconnect: write the accepted answers (duel-id:question-index per line) here.")
-    var acknowledged: String?
+    @OptionGroup var drills: DrillOptions
     @Option(help: "File of session tokens, one per line: bots authenticate with them instead of signing up.")
     var tokens: String?
     @Option(name: .customLong("room-size"), help: "Play in rooms of this many bots (2-4) instead of the queue; 1 plays practice.")
@@ -60,19 +55,19 @@ struct DuelBotsCommand: AsyncParsableCommand {
     @Flag(help: "Print the final report as JSON only (no progress lines or summary on stderr).") var json = false
 
     func run() async throws {
-        guard let thinkRange = parseThink(think) else { throw ValidationError("--think: use 0, 500 or 500..4000") }
+        guard let thinkRange = parseThink(play.think) else { throw ValidationError("--think: use 0, 500 or 500..4000") }
         var config = BotConfiguration()
         config.url = url
         config.bots = bots
         config.bank = bank
         config.durationSeconds = duration
         config.duels = duels
-        config.thinkMs = thinkRange
-        config.accuracy = accuracy
+        config.play.thinkMs = thinkRange
+        config.play.accuracy = play.accuracy
+        config.play.skipRate = play.skip
         config.rampPerSecond = ramp
-        config.skipRate = skip
         config.idle = idle
-        config.reconnect = reconnect
+        config.reconnect = drills.reconnect
         if let duels, duels < 1 { throw ValidationError("--duels: at least 1") }
         if let roomSize {
             guard (1...4).contains(roomSize) else { throw ValidationError("--room-size: 1 to 4") }
@@ -86,7 +81,7 @@ struct DuelBotsCommand: AsyncParsableCommand {
         let report = await runner.run { line in
             if !quiet { FileHandle.standardError.write(Data((line + "\n").utf8)) }
         }
-        if let acknowledged {
+        if let acknowledged = drills.acknowledged {
             let lines = runner.stats.acknowledged.joined(separator: "\n")
             try Data((lines.isEmpty ? "" : lines + "\n").utf8).write(to: URL(fileURLWithPath: acknowledged))
         }
@@ -98,4 +93,19 @@ struct DuelBotsCommand: AsyncParsableCommand {
         }()
         if violations > 0 { throw ExitCode(2) }
     }
+}
+
+/// How the bots answer: `--think`, `--accuracy`, `--skip` (``PlayStyle``).
+struct PlayOptions: ParsableArguments {
+    @Option(help: "Think time before answering in ms: 0, 500, or 500..4000.") var think = "0"
+    @Option(help: "Chance of answering correctly once a question's answer is known (bots learn from reveals).")
+    var accuracy = 0.7
+    @Option(help: "Chance of leaving a question unanswered (lets deadlines reveal some questions).") var skip = 0.0
+}
+
+/// The drills' options (`bench/drills`): reconnecting, and the answers the server accepted.
+struct DrillOptions: ParsableArguments {
+    @Flag(help: "Reconnect on any drop, sign in again and resume the duel from the last seq (drills).") var reconnect = false
+    @Option(help: "With --reconnect: write the accepted answers (duel-id:question-index per line) here.")
+    var acknowledged: String?
 }
