@@ -12,9 +12,10 @@ final class ConnectionTable: @unchecked Sendable {
 
     subscript(id: UInt64) -> Connection? { byID[id] }
 
-    /// The open connections of `player` here.
-    func connections(of player: PlayerID) -> [Connection] {
-        directory.connections(of: player).compactMap { byID[$0] }
+    /// The open connections of `player` here, lazily: delivery walks them for every event
+    /// batch, and an array built per call was an allocation per delivery on the lws thread.
+    func connections(of player: PlayerID) -> some Sequence<Connection> {
+        directory.connections(of: player).lazy.compactMap { [byID] in byID[$0] }
     }
 
     func opened(_ connection: Connection) {
