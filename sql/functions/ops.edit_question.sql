@@ -29,7 +29,8 @@ BEGIN
     UPDATE questions SET active = false, replaced_by = v_new WHERE id = p_question;
     INSERT INTO ops.audit (action, subject, detail)
     VALUES ('edit_question', p_question::text, jsonb_build_object(
-        'new_question', v_new, 'prompt', v_old.prompt, 'type', v_old.type, 'key', ops.question_key(v_old)));
+        'new_question', v_new, 'prompt', v_old.prompt, 'type', v_old.type, 'key', ops.question_key(v_old.type, v_old.correct_choice, v_old.correct_choices, v_old.accepted,
+                                   v_old.matching, v_old.correct_number, v_old.tolerance)));
     RETURN v_new;
 END
 $$;

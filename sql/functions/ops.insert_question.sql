@@ -20,7 +20,8 @@ BEGIN
         SELECT o.id INTO v_same
           FROM questions n JOIN questions o
             ON o.bank_id = n.bank_id AND o.id <> n.id AND o.active AND o.type = n.type
-           AND lower(btrim(o.prompt)) = lower(btrim(n.prompt)) AND ops.question_answer(o) = ops.question_answer(n)
+           AND lower(btrim(o.prompt)) = lower(btrim(n.prompt)) AND ops.question_answer(o.type, o.choices, o.correct_choice, o.correct_choices, o.accepted, o.correct_number, o.tolerance)
+             = ops.question_answer(n.type, n.choices, n.correct_choice, n.correct_choices, n.accepted, n.correct_number, n.tolerance)
          WHERE n.id = v_id
          ORDER BY o.id LIMIT 1;
         IF v_same IS NOT NULL THEN

@@ -9,7 +9,8 @@ SELECT q.id AS question_id, b.slug AS bank, q.prompt, q.active, q.correct_choice
        s.answers, round(s.share_correct::numeric, 3) AS share_correct,
        round(s.r::numeric, 3) AS rating_correlation,
        coalesce(s.answers >= 20 AND s.r <= -0.2, false) AS suspect_key,
-       q.type, ops.question_key(q) AS key, w.answer AS common_wrong_answer, w.times AS common_wrong_times
+       q.type, ops.question_key(q.type, q.correct_choice, q.correct_choices, q.accepted, q.matching,
+                                q.correct_number, q.tolerance) AS key, w.answer AS common_wrong_answer, w.times AS common_wrong_times
   FROM questions q
   JOIN banks b ON b.id = q.bank_id
   LEFT JOIN LATERAL (

@@ -56,10 +56,13 @@ public final class DuelServer: @unchecked Sendable {
         // With a live peer, wait until it has seen this instance's heartbeat (its
         // health job runs every second), so it announces events our players need.
         let peers = try setup.heartbeat(instance: instance).peers
+        // On Citus, the lanes commit a shard group at a time (issue 24).
+        let shards = try ShardMap.load(setup)
         setup.close()
         if peers > 0 { Thread.sleep(forTimeInterval: 1.5) }
         let pool = DatabasePool(conninfo: conninfo, size: configuration.databaseConnections, origin: instance, logger: logger)
-        let lanes = DuelLanes(conninfo: conninfo, count: configuration.duelLanes, origin: instance, logger: logger)
+        let lanes = DuelLanes(conninfo: conninfo, count: configuration.duelLanes, origin: instance, shards: shards,
+                              logger: logger)
         lanes.setAnnouncing(peers > 0)
         let lws = try LWSServer(
             host: configuration.host, port: configuration.port,

@@ -23,9 +23,12 @@ final class DuelLane: Sendable {
     private let maxBatch: Int
     private let logger: Logger
     private let afterBatch: AfterBatch
+    private let shards: ShardMap
 
-    init(index: Int, conninfo: String, origin: String, maxBatch: Int, afterBatch: AfterBatch, logger: Logger) {
+    init(index: Int, conninfo: String, origin: String, maxBatch: Int, shards: ShardMap, afterBatch: AfterBatch,
+         logger: Logger) {
         self.afterBatch = afterBatch
+        self.shards = shards
         self.conninfo = conninfo
         self.origin = origin
         self.maxBatch = maxBatch
@@ -125,10 +128,26 @@ final class DuelLane: Sendable {
             }
             for duel in seeds { lane.cache.remember(duel, version: 0) }
             lane.announces = afterBatch.announcing.withLock { $0 }
-            let results = connection.applyInputs(items, lane: &lane)
-            for (completion, result) in zip(completions, results) { completion(result) }
+            for group in shardGroups(of: items) {
+                let results = connection.applyInputs(group.map { items[$0] }, lane: &lane)
+                for (index, result) in zip(group, results) { completions[index](result) }
+            }
             afterBatch.run()
         }
         connection?.close()
+    }
+
+    /// The batch's positions, one list per shard group in order of first appearance (one list
+    /// on plain Postgres): each list is one transaction, so it locks rows of one shard.
+    private func shardGroups(of items: [DuelInputItem]) -> [[Int]] {
+        guard shards.groups > 1 else { return [Array(items.indices)] }
+        var order: [Int] = []
+        var positions: [Int: [Int]] = [:]
+        for (index, item) in items.enumerated() {
+            let group = shards.group(of: item.duelID)
+            if positions[group] == nil { order.append(group) }
+            positions[group, default: []].append(index)
+        }
+        return order.map { positions[$0]! }
     }
 }

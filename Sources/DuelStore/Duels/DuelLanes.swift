@@ -12,21 +12,29 @@ import Synchronization
 /// transaction (``PGConnection/applyInputs(_:)``), then calls each input's
 /// completion. Under light load a round holds one input; under heavy load the
 /// rounds grow, and the cost of a commit is shared.
+///
+/// On Citus (``ShardMap``) a duel's lane is picked by its shard group, and a round commits one
+/// transaction per shard group it holds, so no group commit locks rows in two shards.
 public final class DuelLanes: Sendable {
     public typealias Completion = @Sendable (Result<DuelUpdate?, Error>) -> Void
 
     private let lanes: [DuelLane]
     private let afterBatch: AfterBatch
+    private let shards: ShardMap
 
     /// Starts `count` lanes. Connections open on each lane's first batch.
     /// - Parameters:
     ///   - origin: tagged onto NOTIFY payloads (see ``DuelNotification``).
     ///   - maxBatch: the most inputs one transaction takes.
-    public init(conninfo: String, count: Int, origin: String, maxBatch: Int = 512, logger: Logger) {
+    ///   - shards: the shard groups of `duels` (``ShardMap/single`` on plain Postgres).
+    public init(conninfo: String, count: Int, origin: String, maxBatch: Int = 512, shards: ShardMap = .single,
+                logger: Logger) {
         let afterBatch = AfterBatch()
         self.afterBatch = afterBatch
+        self.shards = shards
         lanes = (0..<max(1, count)).map {
-            DuelLane(index: $0, conninfo: conninfo, origin: origin, maxBatch: maxBatch, afterBatch: afterBatch, logger: logger)
+            DuelLane(index: $0, conninfo: conninfo, origin: origin, maxBatch: maxBatch, shards: shards,
+                     afterBatch: afterBatch, logger: logger)
         }
     }
 
@@ -76,6 +84,7 @@ public final class DuelLanes: Sendable {
     }
 
     private func lane(of duel: String) -> DuelLane {
+        if shards.groups > 1 { return lanes[shards.group(of: duel) % lanes.count] }
         // FNV-1a over the id's bytes: stable within the process, cheap, well spread.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in duel.utf8 {

@@ -43,12 +43,15 @@ public struct Migrator: Sendable {
     /// migrator of table changes only, as tests of the migration mechanics use).
     public let definitions: SchemaDefinitions?
     public let superseded: SupersededChecksums
+    /// Where a Citus coordinator puts each table (``CitusPlacement``); nil leaves them alone.
+    public let placement: CitusPlacement?
 
     public init(migrations: [Migration], definitions: SchemaDefinitions? = nil,
-                superseded: SupersededChecksums = SupersededChecksums()) {
+                superseded: SupersededChecksums = SupersededChecksums(), placement: CitusPlacement? = nil) {
         self.migrations = migrations.sorted { $0.version < $1.version }
         self.definitions = definitions
         self.superseded = superseded
+        self.placement = placement
     }
 
     /// Reads the migrations of `directory` (`sql/migrations`), its `superseded-checksums`, and
@@ -57,7 +60,8 @@ public struct Migrator: Sendable {
         try self.init(
             migrations: MigrationFiles.read(directory),
             definitions: SchemaDefinitions(directory: directory.deletingLastPathComponent()),
-            superseded: SupersededChecksums(file: directory.appendingPathComponent("superseded-checksums")))
+            superseded: SupersededChecksums(file: directory.appendingPathComponent("superseded-checksums")),
+            placement: CitusPlacement(sqlDirectory: directory.deletingLastPathComponent()))
     }
 
     /// How the database compares with these files. Reads only: a server that was given a
@@ -112,7 +116,8 @@ public struct Migrator: Sendable {
         return recorded == current || superseded.accepts(version: migration.version, recorded: recorded, current: current)
     }
 
-    /// Applies the pending migrations, then every definition; returns the versions applied now.
+    /// Applies the pending migrations, then (on a Citus coordinator) places the tables, then
+    /// every definition; returns the versions applied now.
     ///
     /// An advisory lock makes concurrent server starts on one database take turns.
     @discardableResult
@@ -147,6 +152,7 @@ public struct Migrator: Sendable {
             }
             applied.append(migration.version)
         }
+        try placement?.apply(on: connection)
         if let definitions { try DefinitionApplier.apply(definitions, on: connection) }
         return applied
     }

@@ -1,0 +1,103 @@
+-- Distributes the schema over a Citus cluster (issue 24). `duel-server migrate` runs this file
+-- after the migrations and the definition files, only on a database where the `citus`
+-- extension exists, in one transaction; every step is skipped when already done, so it runs on
+-- every migrate. Plain Postgres never sees it. docs/SCALING.md says why each table is where it is.
+
+-- Foreign keys to reference tables need every operation of the transaction on one connection
+-- per node.
+SET LOCAL citus.multi_shard_modify_mode TO 'sequential';
+
+-- Constraints Citus cannot hold, replaced by what it can (a key with the distribution column) or
+-- by the transaction that writes the rows (named beside each).
+DO $$
+BEGIN
+    -- A rematch is created by the transaction that locks the finished duel's row and its offers
+    -- (RematchRepository), so at most one rematch per duel holds without a cross-shard unique key.
+    ALTER TABLE duels DROP CONSTRAINT IF EXISTS duels_rematch_of_key;
+    ALTER TABLE duels DROP CONSTRAINT IF EXISTS duels_rematch_of_fkey;
+    -- An edit points the old version at the new one in the transaction that inserts the new
+    -- (ops.edit_question); Citus refuses a table that references itself.
+    ALTER TABLE questions DROP CONSTRAINT IF EXISTS questions_replaced_by_fkey;
+    -- Rooms stay on the coordinator; a room's game is a duel row (any shard).
+    ALTER TABLE duels DROP CONSTRAINT IF EXISTS duels_room_id_fkey;
+    ALTER TABLE rooms DROP CONSTRAINT IF EXISTS rooms_duel_id_fkey;
+    ALTER TABLE challenges DROP CONSTRAINT IF EXISTS challenges_duel_id_fkey;
+    -- A player's tables are keyed by player, a duel's by duel: links between them are not co-located.
+    ALTER TABLE live_duel_players DROP CONSTRAINT IF EXISTS live_duel_players_duel_id_fkey;
+    ALTER TABLE rating_history DROP CONSTRAINT IF EXISTS rating_history_duel_id_fkey;
+    -- Ids from a sequence join the distribution column in the key.
+    IF EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'duel_commands_pkey'
+                AND pg_get_constraintdef(oid) = 'PRIMARY KEY (id)') THEN
+        ALTER TABLE duel_commands DROP CONSTRAINT duel_commands_pkey;
+        ALTER TABLE duel_commands ADD PRIMARY KEY (duel_id, id);
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'notifications_pkey'
+                AND pg_get_constraintdef(oid) = 'PRIMARY KEY (id)') THEN
+        ALTER TABLE notifications DROP CONSTRAINT notifications_pkey;
+        ALTER TABLE notifications ADD PRIMARY KEY (player_id, id);
+    END IF;
+    -- The queue is claimed a bank at a time (one shard); one entry per player is held by the
+    -- queue statement, which takes the player's advisory lock on the coordinator first.
+    IF EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'match_queue_pkey'
+                AND pg_get_constraintdef(oid) = 'PRIMARY KEY (player_id)') THEN
+        ALTER TABLE match_queue DROP CONSTRAINT match_queue_pkey;
+        ALTER TABLE match_queue ADD PRIMARY KEY (bank_id, player_id);
+        CREATE INDEX IF NOT EXISTS match_queue_player ON match_queue (player_id);
+    END IF;
+END $$;
+
+-- Citus converts a table only when the tables it references are converted, and refuses some
+-- orders; so the foreign keys are set aside while the tables are placed, and put back after.
+DO $$
+DECLARE
+    reference text[] := ARRAY['players', 'banks', 'questions', 'level_titles', 'progress_rules',
+                              'achievements', 'ops.settings'];
+    by_duel text[] := ARRAY['duel_questions', 'duel_inputs', 'duel_events', 'duel_events_archive',
+                            'duel_answers', 'duel_commands', 'rematch_offers'];
+    by_player text[] := ARRAY['ratings', 'rating_history', 'live_duel_players', 'game_progress',
+                              'player_achievements', 'weekly_goals', 'notifications',
+                              'practice_progress', 'quiz_saves', 'quiz_votes', 'question_votes',
+                              'authoring_log', 'presence'];
+    keys jsonb;
+    k jsonb;
+    t text;
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'duels'::regclass) THEN
+        RETURN;  -- placed by an earlier migrate
+    END IF;
+    -- Functions of a row of questions make the table depend on itself, which Citus refuses to
+    -- place; the definitions applied right after this file create them again.
+    DROP FUNCTION IF EXISTS ops.question_key(questions);
+    DROP FUNCTION IF EXISTS ops.question_answer(questions);
+    SELECT coalesce(jsonb_agg(jsonb_build_object('t', conrelid::regclass::text, 'n', conname,
+                                                 'd', pg_get_constraintdef(oid))), '[]')
+      INTO keys
+      FROM pg_constraint
+     WHERE contype = 'f' AND connamespace IN ('public'::regnamespace, 'ops'::regnamespace);
+    FOR k IN SELECT * FROM jsonb_array_elements(keys) LOOP
+        EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', k->>'t', k->>'n');
+    END LOOP;
+
+    -- Small and read-mostly: a copy on every node, so any shard joins them locally.
+    FOREACH t IN ARRAY reference LOOP
+        PERFORM create_reference_table(t::regclass);
+    END LOOP;
+    -- A duel and everything keyed by it, co-located by duel id.
+    PERFORM create_distributed_table('duels', 'id', shard_count => 8, colocate_with => 'none');
+    FOREACH t IN ARRAY by_duel LOOP
+        PERFORM create_distributed_table(t::regclass, 'duel_id', colocate_with => 'duels');
+    END LOOP;
+    -- What belongs to one player, co-located by player id.
+    PERFORM create_distributed_table('player_progress', 'player_id', shard_count => 8, colocate_with => 'none');
+    FOREACH t IN ARRAY by_player LOOP
+        PERFORM create_distributed_table(t::regclass, 'player_id', colocate_with => 'player_progress');
+    END LOOP;
+    -- Sign-in finds a session by its token's hash.
+    PERFORM create_distributed_table('sessions', 'token_hash', shard_count => 8, colocate_with => 'none');
+    -- The queue, by bank: the matcher claims one bank's waiters in one shard.
+    PERFORM create_distributed_table('match_queue', 'bank_id', shard_count => 8, colocate_with => 'none');
+
+    FOR k IN SELECT * FROM jsonb_array_elements(keys) LOOP
+        EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I %s', k->>'t', k->>'n', k->>'d');
+    END LOOP;
+END $$;
