@@ -22,6 +22,7 @@ BEGIN
     ALTER TABLE duels DROP CONSTRAINT IF EXISTS duels_room_id_fkey;
     ALTER TABLE rooms DROP CONSTRAINT IF EXISTS rooms_duel_id_fkey;
     ALTER TABLE challenges DROP CONSTRAINT IF EXISTS challenges_duel_id_fkey;
+    ALTER TABLE rematch_offers DROP CONSTRAINT IF EXISTS rematch_offers_duel_id_fkey;
     -- A player's tables are keyed by player, a duel's by duel: links between them are not co-located.
     ALTER TABLE live_duel_players DROP CONSTRAINT IF EXISTS live_duel_players_duel_id_fkey;
     ALTER TABLE rating_history DROP CONSTRAINT IF EXISTS rating_history_duel_id_fkey;
@@ -36,14 +37,6 @@ BEGIN
         ALTER TABLE notifications DROP CONSTRAINT notifications_pkey;
         ALTER TABLE notifications ADD PRIMARY KEY (player_id, id);
     END IF;
-    -- The queue is claimed a bank at a time (one shard); one entry per player is held by the
-    -- queue statement, which takes the player's advisory lock on the coordinator first.
-    IF EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'match_queue_pkey'
-                AND pg_get_constraintdef(oid) = 'PRIMARY KEY (player_id)') THEN
-        ALTER TABLE match_queue DROP CONSTRAINT match_queue_pkey;
-        ALTER TABLE match_queue ADD PRIMARY KEY (bank_id, player_id);
-        CREATE INDEX IF NOT EXISTS match_queue_player ON match_queue (player_id);
-    END IF;
 END $$;
 
 -- Citus converts a table only when the tables it references are converted, and refuses some
@@ -53,11 +46,13 @@ DECLARE
     reference text[] := ARRAY['players', 'banks', 'questions', 'level_titles', 'progress_rules',
                               'achievements', 'ops.settings'];
     by_duel text[] := ARRAY['duel_questions', 'duel_inputs', 'duel_events', 'duel_events_archive',
-                            'duel_answers', 'duel_commands', 'rematch_offers'];
+                            'duel_answers', 'duel_commands'];
     by_player text[] := ARRAY['ratings', 'rating_history', 'live_duel_players', 'game_progress',
                               'player_achievements', 'weekly_goals', 'notifications',
                               'practice_progress', 'quiz_saves', 'quiz_votes', 'question_votes',
-                              'authoring_log', 'presence'];
+                              'authoring_log'];
+    coordinator text[] := ARRAY['match_queue', 'rooms', 'room_members', 'challenges', 'rematch_offers',
+                                'presence', 'instances', 'question_reports', 'login_failures'];
     keys jsonb;
     k jsonb;
     t text;
@@ -94,10 +89,30 @@ BEGIN
     END LOOP;
     -- Sign-in finds a session by its token's hash.
     PERFORM create_distributed_table('sessions', 'token_hash', shard_count => 8, colocate_with => 'none');
-    -- The queue, by bank: the matcher claims one bank's waiters in one shard.
-    PERFORM create_distributed_table('match_queue', 'bank_id', shard_count => 8, colocate_with => 'none');
+    -- Everything else stays on the coordinator: presence (which instance holds whom: read with
+    -- the instances it names), rematch offers (with rooms and challenges: the social state), the queue (its one shard: a matcher's claim
+    -- with SKIP LOCKED is a single-shard statement and one entry per player stays a primary
+    -- key), rooms, members, challenges, reports, instances, the audit and the schema's own
+    -- tables. Those with a foreign key to a reference table become Citus local tables when the
+    -- keys are put back. docs/SCALING.md says when the queue would move.
 
     FOR k IN SELECT * FROM jsonb_array_elements(keys) LOOP
         EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I %s', k->>'t', k->>'n', k->>'d');
     END LOOP;
+    -- The coordinator's own tables join Citus's metadata, so a statement may join them with
+    -- distributed ones (Citus plans such joins in steps; it refuses them for plain tables).
+    FOREACH t IN ARRAY coordinator LOOP
+        IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = t::regclass) THEN
+            PERFORM citus_add_local_table_to_metadata(t::regclass);
+        END IF;
+    END LOOP;
+END $$;
+
+-- Every session of this database modifies shards over one connection per node. A transaction
+-- that writes a reference table (a quiz's play count) after writing duels in several shards (the
+-- matcher's new games) is refused otherwise, since the reference table's foreign keys need the
+-- same connection. The hot path writes one shard per transaction, where this changes nothing.
+DO $$
+BEGIN
+    EXECUTE format('ALTER DATABASE %I SET citus.multi_shard_modify_mode TO sequential', current_database());
 END $$;

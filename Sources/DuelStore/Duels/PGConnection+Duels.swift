@@ -155,9 +155,13 @@ extension PGConnection {
 
     /// The live duel of a player and its latest event, if the player is in one.
     public func liveDuel(player: PlayerID) throws -> StoredEvent? {
-        guard let row = try query("""
-            SELECT d.id::text AS id, d.last_seq FROM live_duel_players l JOIN duels d ON d.id = l.duel_id
-             WHERE l.player_id = \(player)::uuid
+        // Two probes, not a join: on Citus the marker lives on the player's shard and the duel on
+        // its own, and Citus would repartition both tables to join them.
+        guard let marker = try query("""
+            SELECT duel_id::text AS id FROM live_duel_players WHERE player_id = \(player)::uuid
+            """).first,
+              let row = try query("""
+            SELECT id::text AS id, last_seq FROM duels WHERE id = \(try marker.string("id"))::uuid
             """).first else { return nil }
         let id = try row.string("id")
         let last = try row.int("last_seq")

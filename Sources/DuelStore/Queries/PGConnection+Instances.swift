@@ -3,9 +3,11 @@ extension PGConnection {
     /// heartbeated within `aliveWithinMs`, and whether the row had to be created (at
     /// start, or after other instances reaped it as dead: ``reapDeadInstances(deadAfterMs:)``).
     public func heartbeat(instance id: String, aliveWithinMs: Int64 = 3_000) throws -> (peers: Int, created: Bool) {
+        // `excluded.heartbeat_at` is the column's default, now(): Citus refuses a function call
+        // in an upsert's SET.
         let row = try query("""
             WITH beat AS (
-                INSERT INTO instances (id) VALUES (\(id)) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()
+                INSERT INTO instances (id) VALUES (\(id)) ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
                 RETURNING (xmax = 0) AS created)
             SELECT (SELECT count(*) FROM instances
                      WHERE id <> \(id) AND heartbeat_at > now() - make_interval(secs => \(aliveWithinMs) / 1000.0)) AS n,

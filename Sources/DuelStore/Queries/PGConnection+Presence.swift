@@ -77,7 +77,7 @@ extension PGConnection {
     /// (the DELETE), so the report is made once.
     public func reapDeadInstances(deadAfterMs: Int64 = 10_000) throws -> [(player: PlayerID, duel: String)] {
         try transaction { db in
-            try db.query("""
+            let orphans = try db.query("""
                 WITH dead AS (
                     DELETE FROM instances WHERE heartbeat_at < now() - make_interval(secs => \(deadAfterMs) / 1000.0)
                     RETURNING id),
@@ -97,10 +97,17 @@ extension PGConnection {
                           WHERE m.gone_since IS NULL AND m.player_id IN (SELECT player_id FROM held)
                             AND NOT EXISTS (SELECT 1 FROM presence x WHERE x.player_id = m.player_id
                                                AND x.instance NOT IN (SELECT id FROM dead)))
-                SELECT DISTINCT h.player_id::text AS player, l.duel_id::text AS duel
-                  FROM held h JOIN live_duel_players l ON l.player_id = h.player_id
+                SELECT DISTINCT h.player_id::text AS player
+                  FROM held h
                  WHERE NOT EXISTS (SELECT 1 FROM presence x
                                     WHERE x.player_id = h.player_id AND x.instance NOT IN (SELECT id FROM dead))
+                """).map { try $0.string("player") }
+            guard !orphans.isEmpty else { return [] }
+            // Their live duels in a statement of its own: on Citus the markers live on the
+            // players' shards, and the statement above only on the coordinator (issue 24).
+            return try db.query("""
+                SELECT player_id::text AS player, duel_id::text AS duel FROM live_duel_players
+                 WHERE player_id = ANY(\(PGArray(orphans))::uuid[])
                 """).map { (try $0.string("player"), try $0.string("duel")) }
         }
     }

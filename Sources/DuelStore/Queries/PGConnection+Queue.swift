@@ -102,11 +102,6 @@ extension PGConnection {
                        \(unsafeRaw: SQLTime.ms("clock_timestamp()")) AS now
                   FROM match_queue
                  WHERE bank_id = \(bankID)
-                   -- A waiter who started a practice game at the same moment (the two requests
-                   -- raced) waits until it ends, instead of failing the whole bank's pass. Written
-                   -- as a scalar subquery (a primary-key probe per row read): as NOT EXISTS, bench/run
-                   -- measured burst match p99 5,251 ms and human-pace 617 ms, against 3,410 and 140.
-                   AND (SELECT l.duel_id FROM live_duel_players l WHERE l.player_id = match_queue.player_id) IS NULL
                    -- This instance's own waiters; others' once they could pair across
                    -- instances (MatchPolicy.crossInstanceAfterMs). The instance that
                    -- holds both players creates their duel, so its state, timers and
@@ -120,9 +115,20 @@ extension PGConnection {
             guard rows.count >= 2 else { return [] }
             // Waiting time is measured on the database's clock, where enqueue times come from.
             let databaseNow = try rows[0].int64("now")
-            let entries = try rows.map {
-                QueueEntry(player: try $0.string("player"), rating: try $0.double("rating"), enqueuedAtMs: try $0.int64("at"),
-                           instance: $0.optionalString("instance"))
+            // A waiter who started a practice game at the same moment (the two requests raced)
+            // stays queued, locked by this pass, until it ends, instead of failing the whole
+            // bank's pass. A statement of its own, not a subquery of the claim: on Citus the queue
+            // sits on the coordinator and the live markers on the players' shards, and Citus
+            // cannot lock rows of a query that joins the two (issue 24).
+            let claimed = try rows.map { try $0.string("player") }
+            let playing = Set(try connection.query("""
+                SELECT player_id::text AS player FROM live_duel_players WHERE player_id = ANY(\(PGArray(claimed))::uuid[])
+                """).map { try $0.string("player") })
+            let entries = try rows.compactMap { row -> QueueEntry? in
+                let player = try row.string("player")
+                guard !playing.contains(player) else { return nil }
+                return QueueEntry(player: player, rating: try row.double("rating"), enqueuedAtMs: try row.int64("at"),
+                                  instance: row.optionalString("instance"))
             }
             let games = policy.pairs(entries, nowMs: databaseNow).map { [$0.0.player, $0.1.player] }
             guard !games.isEmpty else { return [] }
