@@ -14,9 +14,9 @@ extension ServerTests {
         static func fastServer(_ tweak: (inout ServerConfiguration) -> Void = { _ in }) throws -> TestServer {
             try TestServer.start {
                 $0.duel = DuelConfiguration(countdownMs: 0, answerWindowMs: 1_000, revealMs: 0, abandonAfterMs: 10_000, questionCount: 3)
-                $0.messagesPerSecond = 200
-                $0.messageBurst = 400
-                $0.hashQueuePerAddress = 64
+                $0.limits.messagesPerSecond = 200
+                $0.limits.messageBurst = 400
+                $0.signIn.hashQueuePerAddress = 64
                 tweak(&$0)
             }
         }
@@ -80,7 +80,7 @@ extension ServerTests {
         /// A server whose password-check queue takes nothing refuses every sign-up with
         /// `rate_limited`: the bots retry as a client should, and the report says so.
         @Test func refusedSignUpsAreCountedInErrors() async throws {
-            let server = try Self.fastServer { $0.hashQueuePerAddress = 0 }
+            let server = try Self.fastServer { $0.signIn.hashQueuePerAddress = 0 }
             defer { server.stop() }
             var config = Self.fleet(server, bots: 3)
             config.durationSeconds = 2

@@ -42,7 +42,7 @@ extension ServerTests {
         }
 
         @Test func challengeRefusalsAndDecline() async throws {
-            let server = try TestServer.start { $0.challengesPerMinute = 2 }
+            let server = try TestServer.start { $0.social.challengesPerMinute = 2 }
             defer { server.stop() }
             let a = try await TestPlayer.signUp(server.url)
             let b = try await TestPlayer.signUp(server.url)
@@ -83,7 +83,7 @@ extension ServerTests {
         }
 
         @Test func anExpiredChallengeIsAnnouncedAndRefusesAccept() async throws {
-            let server = try TestServer.start { $0.challengeTtlMs = 300; $0.socialIntervalMs = 100 }
+            let server = try TestServer.start { $0.social.challengeTtlMs = 300; $0.jobs.socialIntervalMs = 100 }
             defer { server.stop() }
             let a = try await TestPlayer.signUp(server.url)
             let b = try await TestPlayer.signUp(server.url)
@@ -164,7 +164,7 @@ extension ServerTests {
         }
 
         @Test func aRematchOfferExpiresWithAnEvent() async throws {
-            let server = try TestServer.start { $0.rematchWindowMs = 300; $0.socialIntervalMs = 100 }
+            let server = try TestServer.start { $0.social.rematchWindowMs = 300; $0.jobs.socialIntervalMs = 100 }
             defer { server.stop() }
             let (a, b, duel) = try await startDuel(server.url)
             _ = try await a.client.request("forfeit", ["duel_id": .string(duel)])

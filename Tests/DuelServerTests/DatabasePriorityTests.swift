@@ -8,7 +8,7 @@ extension ServerTests {
     /// reads are cached (issue 10 item 8).
     @Suite(.serialized) struct DatabasePriorityTests {
         @Test func healthStaysFreshWhileEveryRequestWorkerIsStuck() async throws {
-            let server = try TestServer.start { $0.databaseConnections = 3 }
+            let server = try TestServer.start { $0.database.connections = 3 }
             defer { server.stop() }
             let blocker = try server.database()
             defer { blocker.close() }

@@ -106,8 +106,8 @@ extension ServerTests {
         /// player 24 challenges (each a stored notification) in 0.2 s.
         @Test func reportsAndChallengesReceivedAreCapped() async throws {
             let server = try TestServer.start {
-                $0.reportsPerHour = 3
-                $0.challengesReceivedPerMinute = 2
+                $0.social.reportsPerHour = 3
+                $0.social.challengesReceivedPerMinute = 2
             }
             defer { server.stop() }
             let reporter = try await TestPlayer.signUp(server.url)

@@ -23,7 +23,7 @@ extension ServerTests {
         @Test func serverPlaysAsTheLeastPrivilegedRole() async throws {
             let owner = try TestPostgres.migratedDatabase(seed: true)
             let serverRole = try Self.loginRole(in: "quizduel_server", on: owner)
-            let server = try TestServer.start { $0.databaseURL = serverRole }
+            let server = try TestServer.start { $0.database.url = serverRole }
             defer { server.stop() }
             // Sign-in, queue, matching, answering, finishing and reads all work with its grants.
             let (a, b, duel) = try await startDuel(server.url)
@@ -66,8 +66,8 @@ extension ServerTests {
             try Migrator(migrations: Array(all.dropLast())).apply(on: db)
             db.close()
             var config = TestServer.fastRules()
-            config.databaseURL = conninfo
-            config.port = TestServer.freePort()
+            config.database.url = conninfo
+            config.network.port = TestServer.freePort()
             let server = DuelServer(configuration: config, logger: Logger(label: "stale"))
             do {
                 try server.start()
@@ -103,9 +103,9 @@ extension ServerTests {
         @Test func serverWaitsForADatabaseThatIsNotUpYet() throws {
             // Nothing listens on this port: the start keeps retrying, then gives up with the reason.
             var config = TestServer.fastRules()
-            config.databaseURL = "host=127.0.0.1 port=\(TestServer.freePort()) user=nobody dbname=none connect_timeout=1"
-            config.port = TestServer.freePort()
-            config.databaseWaitSeconds = 1.5
+            config.database.url = "host=127.0.0.1 port=\(TestServer.freePort()) user=nobody dbname=none connect_timeout=1"
+            config.network.port = TestServer.freePort()
+            config.database.waitSeconds = 1.5
             let server = DuelServer(configuration: config, logger: Logger(label: "wait"))
             let started = Date()
             #expect(throws: PGError.self) { try server.start() }

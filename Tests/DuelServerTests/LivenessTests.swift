@@ -17,7 +17,7 @@ extension ServerTests {
         }
 
         @Test func aPeerThatNeverAnswersIsPingedThenDropped() throws {
-            let server = try TestServer.start { $0.pingAfterSeconds = 1; $0.idleTimeoutSeconds = 3 }
+            let server = try TestServer.start { $0.network.pingAfterSeconds = 1; $0.network.idleTimeoutSeconds = 3 }
             defer { server.stop() }
             let fd = try #require(upgradedSocket(port: server.port))
             defer { close(fd) }
@@ -31,7 +31,7 @@ extension ServerTests {
         }
 
         @Test func aPeerThatAnswersPingsStays() throws {
-            let server = try TestServer.start { $0.pingAfterSeconds = 1; $0.idleTimeoutSeconds = 3 }
+            let server = try TestServer.start { $0.network.pingAfterSeconds = 1; $0.network.idleTimeoutSeconds = 3 }
             defer { server.stop() }
             let fd = try #require(upgradedSocket(port: server.port))
             defer { close(fd) }

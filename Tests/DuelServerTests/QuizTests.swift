@@ -13,10 +13,10 @@ extension ServerTests {
 
         init() throws {
             server = try TestServer.start {
-                $0.authoringPerMinute = 1_000
+                $0.social.authoringPerMinute = 1_000
                 // The caps test writes 250 times in a row: more than a connection's message rate.
-                $0.messagesPerSecond = 10_000
-                $0.messageBurst = 10_000
+                $0.limits.messagesPerSecond = 10_000
+                $0.limits.messageBurst = 10_000
             }
         }
 
@@ -297,7 +297,7 @@ extension ServerTests {
             #expect(try db.query("SELECT count(*) AS n FROM banks WHERE owner_id = \(a.id)::uuid")[0].int("n") == 50)
 
             // A server that allows 3 authoring writes a minute refuses the 4th, changing nothing.
-            let strict = try server.another { $0.authoringPerMinute = 3 }
+            let strict = try server.another { $0.social.authoringPerMinute = 3 }
             defer { strict.stop() }
             let c = try await TestPlayer.signUp(strict.url)
             for n in 1...3 { try await ok(c, "quiz_create", ["title": .string("Q\(n)")]) }

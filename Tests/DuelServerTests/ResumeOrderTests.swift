@@ -11,7 +11,7 @@ extension ServerTests {
         @Test func liveEventsWaitForTheReplay() async throws {
             // One database worker, so a blocked login holds the resume's read back while the
             // duel goes on through its lane.
-            let server = try TestServer.start { $0.databaseConnections = 1 }
+            let server = try TestServer.start { $0.database.connections = 1 }
             defer { server.stop() }
             let (a, b, duel) = try await startDuel(server.url)
             #expect(await a.client.nextEvent("question") != nil)

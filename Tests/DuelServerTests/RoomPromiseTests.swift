@@ -105,7 +105,7 @@ extension ServerTests {
         }
 
         @Test func aMemberAbsentWhenTheGameStartsIsAbandoned() async throws {
-            let server = try TestServer.start { $0.duel.abandonAfterMs = 1_000; $0.socialIntervalMs = 5_000 }
+            let server = try TestServer.start { $0.duel.abandonAfterMs = 1_000; $0.jobs.socialIntervalMs = 5_000 }
             defer { server.stop() }
             let room = try await makeRoom([server.url], count: 3)
             let absent = room.members[1]

@@ -232,7 +232,7 @@ extension ServerTests {
         }
 
         @Test func aMemberGoneLongerThanTheAbandonmentDelayLeavesTheRoom() async throws {
-            let server = try TestServer.start { $0.duel.abandonAfterMs = 600; $0.socialIntervalMs = 100 }
+            let server = try TestServer.start { $0.duel.abandonAfterMs = 600; $0.jobs.socialIntervalMs = 100 }
             defer { server.stop() }
             let room = try await makeRoom([server.url], count: 3)
             // Back in time: a reconnect keeps the seat.

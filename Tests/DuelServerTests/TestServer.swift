@@ -21,12 +21,12 @@ final class TestServer: @unchecked Sendable {
     /// Short durations so whole duels take a second or two.
     static func fastRules() -> ServerConfiguration {
         var config = ServerConfiguration()
-        config.host = "127.0.0.1"
+        config.network.host = "127.0.0.1"
         config.duel = DuelConfiguration(
             countdownMs: 100, answerWindowMs: 1_500, revealMs: 100, abandonAfterMs: 4_000, questionCount: 3)
-        config.matchIntervalMs = 50
-        config.sweepIntervalMs = 200
-        config.databaseConnections = 4
+        config.jobs.matchIntervalMs = 50
+        config.jobs.sweepIntervalMs = 200
+        config.database.connections = 4
         return config
     }
 
@@ -38,21 +38,21 @@ final class TestServer: @unchecked Sendable {
     static func start(_ tweak: (inout ServerConfiguration) -> Void = { _ in }) throws -> TestServer {
         var config = fastRules()
         tweak(&config)
-        let conninfo = try config.databaseURL ?? TestPostgres.migratedDatabase(seed: true)
-        config.databaseURL = conninfo
-        config.port = freePort()
+        let conninfo = try config.database.url ?? TestPostgres.migratedDatabase(seed: true)
+        config.database.url = conninfo
+        config.network.port = freePort()
         var logger = Logger(label: "test-server")
         logger.logLevel = .warning
         let server = DuelServer(configuration: config, logger: logger)
         try server.start()
-        let test = TestServer(conninfo: conninfo, port: config.port)
+        let test = TestServer(conninfo: conninfo, port: config.network.port)
         test.server = server
         return test
     }
 
     /// A second instance on this one's database (another server sharing its Postgres).
     func another(_ tweak: (inout ServerConfiguration) -> Void = { _ in }) throws -> TestServer {
-        try Self.start { tweak(&$0); $0.databaseURL = conninfo }
+        try Self.start { tweak(&$0); $0.database.url = conninfo }
     }
 
     /// Runs the `duel-server` executable built next to the tests.

@@ -76,7 +76,7 @@ extension ServerTests {
         }
 
         @Test func theHashingQueueIsBoundedPerAddress() async throws {
-            let server = try TestServer.start { $0.hashQueuePerAddress = 4; $0.hashQueueTotal = 16 }
+            let server = try TestServer.start { $0.signIn.hashQueuePerAddress = 4; $0.signIn.hashQueueTotal = 16 }
             defer { server.stop() }
             let flooder = try DuelClient(url: server.url)
             try await flooder.connect()
@@ -93,7 +93,7 @@ extension ServerTests {
         }
 
         @Test func aClosedConnectionsHashesAreDropped() async throws {
-            let server = try TestServer.start { $0.hashQueuePerAddress = 8 }
+            let server = try TestServer.start { $0.signIn.hashQueuePerAddress = 8 }
             defer { server.stop() }
             let prefix = "d\(UInt16.random(in: 0...UInt16.max))"
             let flooder = try DuelClient(url: server.url)
@@ -112,7 +112,7 @@ extension ServerTests {
         }
 
         @Test func aTrustedProxyNamesTheClient() throws {
-            let server = try TestServer.start { $0.trustedProxies = ["127.0.0.1"]; $0.maxConnectionsPerAddress = 2 }
+            let server = try TestServer.start { $0.network.trustedProxies = ["127.0.0.1"]; $0.limits.maxConnectionsPerAddress = 2 }
             defer { server.stop() }
             let via = { (client: String) in ["X-Forwarded-For: 198.51.100.7, \(client)"] }
             let first = upgradedSocket(port: server.port, headers: via("203.0.113.1"))
@@ -126,7 +126,7 @@ extension ServerTests {
         }
 
         @Test func headersFromAnUntrustedPeerAreIgnored() throws {
-            let server = try TestServer.start { $0.maxConnectionsPerAddress = 2 }
+            let server = try TestServer.start { $0.limits.maxConnectionsPerAddress = 2 }
             defer { server.stop() }
             let sockets = (1...3).map { upgradedSocket(port: server.port, headers: ["X-Forwarded-For: 203.0.113.\($0)"]) }
             defer { sockets.compactMap { $0 }.forEach { close($0) } }
@@ -134,7 +134,7 @@ extension ServerTests {
         }
 
         @Test func theServerWideCapRefusesTheNextConnection() throws {
-            let server = try TestServer.start { $0.maxConnections = 3 }
+            let server = try TestServer.start { $0.limits.maxConnections = 3 }
             defer { server.stop() }
             let sockets = (0..<4).map { _ in upgradedSocket(port: server.port) }
             defer { sockets.compactMap { $0 }.forEach { close($0) } }

@@ -52,10 +52,10 @@ BEGIN
                 players, fastest, answered, rivals)
      WHERE f.answered > 0
        AND NOT EXISTS (SELECT 1 FROM banks b WHERE b.id = f.bank_id AND b.owner_id = f.player_id);
-    -- Practice games: the questions of the notebook they made learned (countPractice ran just
-    -- before, in this transaction). A statement of its own, run only for them: planning the
-    -- notebook's view took milliseconds, and inside the statement above it was planned again
-    -- on every call (bench/NOTES.md, item 22).
+    -- Practice games: the questions of the notebook they made learned (is_learned; countPractice
+    -- ran just before, in this transaction, and set their learned_at to now()). A statement of
+    -- its own, run only for them: planning the notebook's view took milliseconds, and inside the
+    -- statement above it was planned again on every call (bench/NOTES.md, item 22).
     IF 'practice' = ANY (p_modes) THEN
         UPDATE game_progress g
            SET learned = l.n, xp = g.xp + l.n * v_learned
@@ -63,7 +63,8 @@ BEGIN
                     SELECT count(*) FROM practice_progress p
                      WHERE p.player_id = k.player_id AND p.last_duel = k.duel_id AND p.learned_at = now()
                        AND EXISTS (SELECT 1 FROM missed_questions m
-                                    WHERE m.player_id = p.player_id AND m.question_id = p.question_id)) AS n
+                                    WHERE m.player_id = p.player_id AND m.question_id = p.question_id
+                                      AND is_learned(p.learned_at, m.finished_at))) AS n
                   FROM unnest(p_duels, p_players, p_modes) AS k(duel_id, player_id, mode)
                  WHERE k.mode = 'practice') l
          WHERE g.duel_id = l.duel_id AND g.player_id = l.player_id AND l.n > 0;
@@ -101,7 +102,7 @@ BEGIN
            AND w.week_start = date_trunc('week', pp.streak_day)::date
          FOR UPDATE OF w
     LOOP
-        IF goal_progress(r.player_id, r.kind, r.bank_id, r.week_start, r.time_zone) >= r.target THEN
+        IF goal_reached(r.player_id, r.kind, r.bank_id, r.week_start, r.time_zone, r.target) THEN
             UPDATE weekly_goals SET reached_at = now()
              WHERE player_id = r.player_id AND week_start = r.week_start AND kind = r.kind
                AND coalesce(bank_id, 0) = coalesce(r.bank_id, 0);

@@ -6,8 +6,8 @@ import DuelStore
 extension DataRequests {
     func quizRequest(_ connection: Connection, _ ref: RequestRef?, _ request: ClientRequest) {
         let player = connection.player!
-        let perMinute = configuration.authoringPerMinute
-        let reportsPerHour = configuration.reportsPerHour
+        let perMinute = configuration.social.authoringPerMinute
+        let reportsPerHour = configuration.social.reportsPerHour
         answer(connection, ref) { db in
             switch request {
             case .quizCreate(let fields):

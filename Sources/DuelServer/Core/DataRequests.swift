@@ -47,7 +47,7 @@ final class DataRequests: @unchecked Sendable {
     /// The reads and the other one-job ops of version 1 and of rooms.
     func request(_ connection: Connection, _ ref: RequestRef?, _ request: ClientRequest) {
         let signedIn = connection.player
-        let reportsPerHour = configuration.reportsPerHour
+        let reportsPerHour = configuration.social.reportsPerHour
         answer(connection, ref) { db in
             switch request {
             case .leaderboard(let bank, let limit):

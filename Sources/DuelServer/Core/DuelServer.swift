@@ -34,17 +34,17 @@ public final class DuelServer: @unchecked Sendable {
     /// Starts everything; returns once the server accepts connections.
     public func start() throws {
         guard Passwords.initialize() else { throw ServerError.startup("libsodium failed to initialize") }
-        if let url = configuration.databaseURL {
+        if let url = configuration.database.url {
             conninfo = url
         } else {
-            let root = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("postgres")
+            let root = URL(fileURLWithPath: configuration.database.dataDirectory).appendingPathComponent("postgres")
             let postgres = try EmbeddedPostgres(root: root, logger: logger)
             try postgres.start()
             embedded = postgres
             conninfo = postgres.conninfo()
         }
-        let setup = try Self.connect(conninfo, waitingUpTo: configuration.databaseWaitSeconds, logger: logger)
-        if configuration.migrateOnStart ?? (embedded != nil) {
+        let setup = try Self.connect(conninfo, waitingUpTo: configuration.database.waitSeconds, logger: logger)
+        if configuration.database.migrateOnStart ?? (embedded != nil) {
             try Self.migrate(on: setup, logger: logger)
         } else {
             let status = try Migrator(directory: SQLFiles.migrations).verify(on: setup)
@@ -60,16 +60,16 @@ public final class DuelServer: @unchecked Sendable {
         let shards = try ShardMap.load(setup)
         setup.close()
         if peers > 0 { Thread.sleep(forTimeInterval: 1.5) }
-        let pool = DatabasePool(conninfo: conninfo, size: configuration.databaseConnections, origin: instance, logger: logger)
-        let lanes = DuelLanes(conninfo: conninfo, count: configuration.duelLanes, origin: instance, shards: shards,
+        let pool = DatabasePool(conninfo: conninfo, size: configuration.database.connections, origin: instance, logger: logger)
+        let lanes = DuelLanes(conninfo: conninfo, count: configuration.database.duelLanes, origin: instance, shards: shards,
                               logger: logger)
         lanes.setAnnouncing(peers > 0)
         let lws = try LWSServer(
-            host: configuration.host, port: configuration.port,
+            host: configuration.network.host, port: configuration.network.port,
             limits: .init(
-                maxMessageBytes: configuration.maxMessageBytes, maxOutgoingBytes: configuration.maxOutgoingBytes,
-                pingAfterSeconds: configuration.pingAfterSeconds, hangupAfterSeconds: configuration.idleTimeoutSeconds,
-                trustedProxies: Set(configuration.trustedProxies)),
+                maxMessageBytes: configuration.limits.maxMessageBytes, maxOutgoingBytes: configuration.limits.maxOutgoingBytes,
+                pingAfterSeconds: configuration.network.pingAfterSeconds, hangupAfterSeconds: configuration.network.idleTimeoutSeconds,
+                trustedProxies: Set(configuration.network.trustedProxies)),
             logger: logger)
         let core = DuelServerCore(
             configuration: configuration, pool: pool, lanes: lanes, transport: lws, instance: instance, logger: logger)

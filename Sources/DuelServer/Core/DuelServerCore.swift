@@ -45,7 +45,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
             lanes: lanes, metrics: metrics, instance: instance, logger: logger)
         let sessions = Sessions(
             configuration: configuration,
-            hashing: HashingQueue(threads: 2, total: configuration.hashQueueTotal, perAddress: configuration.hashQueuePerAddress),
+            hashing: HashingQueue(threads: 2, total: configuration.signIn.hashQueueTotal, perAddress: configuration.signIn.hashQueuePerAddress),
             connections: connections, replies: replies, jobs: jobs, delivery: delivery, notifications: notifications,
             transport: transport, metrics: metrics, instance: instance)
         let games = GameRequests(
@@ -56,7 +56,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
             data: DataRequests(configuration: configuration, connections: connections, replies: replies, jobs: jobs),
             replies: replies, transport: transport, metrics: metrics)
         status = StatusPages(
-            router: HTTPRouter(files: StaticFiles(root: configuration.webDirectory)), connections: connections,
+            router: HTTPRouter(files: StaticFiles(root: configuration.network.webDirectory)), connections: connections,
             metrics: metrics, periodic: periodic, timer: timer, delivery: delivery, lanes: lanes)
         self.connections = connections
         self.metrics = metrics
@@ -65,7 +65,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
         self.notifications = notifications
         self.sessions = sessions
         self.periodic = periodic
-        maxConnections = configuration.maxConnections ?? {
+        maxConnections = configuration.limits.maxConnections ?? {
             var limit = rlimit()
             getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
             return max(64, Int(min(limit.rlim_cur, 1 << 24)) - 256)
@@ -114,8 +114,8 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     }
 
     func shouldAccept(origin: String?, address: String) -> Bool {
-        if !configuration.allowedOrigins.isEmpty {
-            guard let origin, configuration.allowedOrigins.contains(origin) else {
+        if !configuration.network.allowedOrigins.isEmpty {
+            guard let origin, configuration.network.allowedOrigins.contains(origin) else {
                 logger.info("refused upgrade from origin", metadata: ["origin": "\(origin ?? "none")"])
                 return false
             }
@@ -124,11 +124,11 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
             metrics.connectionsRefused += 1
             return false
         }
-        return connections.directory.connections(from: address) < configuration.maxConnectionsPerAddress
+        return connections.directory.connections(from: address) < configuration.limits.maxConnectionsPerAddress
     }
 
     func opened(_ connection: Connection) {
-        connection.limiter = RateLimiter(perSecond: configuration.messagesPerSecond, burst: configuration.messageBurst)
+        connection.limiter = RateLimiter(perSecond: configuration.limits.messagesPerSecond, burst: configuration.limits.messageBurst)
         connections.opened(connection)
     }
 

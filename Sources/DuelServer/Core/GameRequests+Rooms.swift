@@ -58,9 +58,9 @@ extension GameRequests {
 
     func challenge(_ connection: Connection, _ ref: RequestRef?, username: String, bank: String) {
         let player = connection.player!
-        let ttl = configuration.challengeTtlMs
-        let perMinute = configuration.challengesPerMinute
-        let receivedPerMinute = configuration.challengesReceivedPerMinute
+        let ttl = configuration.social.challengeTtlMs
+        let perMinute = configuration.social.challengesPerMinute
+        let receivedPerMinute = configuration.social.challengesReceivedPerMinute
         jobs.database(for: connection, { db -> JSONObject in
             let made = try db.challenge(
                 from: player, username: username, bank: bank, ttlMs: ttl, perMinute: perMinute,
@@ -85,7 +85,7 @@ extension GameRequests {
     func rematch(_ connection: Connection, _ ref: RequestRef?, duel: String) {
         let player = connection.player!
         let rules = configuration.duel
-        let window = configuration.rematchWindowMs
+        let window = configuration.social.rematchWindowMs
         jobs.database(for: connection, { db in
             try db.rematch(player: player, duel: duel, windowMs: window, configuration: rules, nowMs: Clock.nowMs())
         }) { [self] connection, result in

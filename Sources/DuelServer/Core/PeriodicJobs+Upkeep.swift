@@ -9,7 +9,7 @@ extension PeriodicJobs {
     /// their players are reported gone from their live duels).
     func checkHealth() {
         let instance = self.instance
-        let window = configuration.loginLimits.windowSeconds
+        let window = configuration.signIn.loginLimits.windowSeconds
         jobs.database(for: nil, { db -> (queues: [String: Int], live: Int, beat: (peers: Int, created: Bool),
                                          orphans: [(player: PlayerID, duel: String)], ends: [String]) in
             let beat = try db.heartbeat(instance: instance)
@@ -48,8 +48,8 @@ extension PeriodicJobs {
     /// instance at a time, the others skip the hour).
     private func upkeepIfDue(nowMs: Int64) {
         guard nowMs >= nextUpkeepMs else { return }
-        nextUpkeepMs = nowMs + configuration.upkeepIntervalMs
-        let retention = configuration.notificationRetentionDays
+        nextUpkeepMs = nowMs + configuration.jobs.upkeepIntervalMs
+        let retention = configuration.social.notificationRetentionDays
         jobs.database(for: nil, priority: .background, { db in try db.runUpkeep(notificationRetentionDays: retention) }) {
             [self] _, result in
             switch result {

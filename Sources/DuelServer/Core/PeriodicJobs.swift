@@ -16,10 +16,10 @@ enum PeriodicJob: String, CaseIterable {
 
     func intervalMs(_ configuration: ServerConfiguration) -> Int64 {
         switch self {
-        case .matcher: max(10, configuration.matchIntervalMs)
-        case .sweep: max(10, configuration.sweepIntervalMs)
+        case .matcher: max(10, configuration.jobs.matchIntervalMs)
+        case .sweep: max(10, configuration.jobs.sweepIntervalMs)
         case .health: 1_000
-        case .social: max(10, configuration.socialIntervalMs)
+        case .social: max(10, configuration.jobs.socialIntervalMs)
         }
     }
 }
@@ -56,7 +56,7 @@ final class PeriodicJobs: @unchecked Sendable {
         self.metrics = metrics
         self.instance = instance
         self.logger = logger
-        nextUpkeepMs = Clock.nowMs() + configuration.upkeepIntervalMs
+        nextUpkeepMs = Clock.nowMs() + configuration.jobs.upkeepIntervalMs
     }
 
     /// At start: health, the live duels' timers, a first matcher pass, and the periodic jobs

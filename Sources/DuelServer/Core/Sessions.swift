@@ -39,7 +39,7 @@ final class Sessions: @unchecked Sendable {
 
     func signup(_ connection: Connection, _ ref: RequestRef?, _ username: String, _ password: String) {
         let id = connection.id
-        let lifetime = configuration.tokenLifetimeSeconds
+        let lifetime = configuration.signIn.tokenLifetimeSeconds
         let instance = self.instance
         let queued = hashing.submit(address: connection.address, connection: id) { [self] in
             guard let hash = Passwords.hash(password) else {
@@ -67,7 +67,7 @@ final class Sessions: @unchecked Sendable {
     /// its slow verification, so pipelined guesses past the limit are refused at once.
     func login(_ connection: Connection, _ ref: RequestRef?, _ username: String, _ password: String) {
         let address = connection.address
-        let limits = configuration.loginLimits
+        let limits = configuration.signIn.loginLimits
         jobs.database(for: connection, { db in
             try db.loginAttempt(username: username, address: address, limits: limits)
         }) { [self] connection, result in
@@ -88,7 +88,7 @@ final class Sessions: @unchecked Sendable {
         _ connection: Connection, _ ref: RequestRef?, username: String, password: String, found: (id: PlayerID, passwordHash: String)?
     ) {
         let id = connection.id
-        let lifetime = configuration.tokenLifetimeSeconds
+        let lifetime = configuration.signIn.tokenLifetimeSeconds
         let instance = self.instance
         let queued = hashing.submit(address: connection.address, connection: id) { [self] in
             // Unknown usernames still cost one verification, so timing does not tell them apart.

@@ -50,8 +50,8 @@ extension PGConnection {
                       FROM player_progress WHERE player_id = \(player)::uuid)
                 INSERT INTO weekly_goals (player_id, week_start, kind, bank_id, target, reached_at)
                 SELECT \(player)::uuid, me.week, \(goal.kind.rawValue), \(bankID), \(goal.target),
-                       CASE WHEN goal_progress(\(player)::uuid, \(goal.kind.rawValue), \(bankID)::int, me.week, me.time_zone)
-                                 >= \(goal.target) THEN now() END
+                       CASE WHEN goal_reached(\(player)::uuid, \(goal.kind.rawValue), \(bankID)::int, me.week, me.time_zone,
+                                              \(goal.target)::int) THEN now() END
                   FROM me
                 ON CONFLICT (player_id, week_start, kind, coalesce(bank_id, 0))
                 DO UPDATE SET target = excluded.target, set_at = now(),

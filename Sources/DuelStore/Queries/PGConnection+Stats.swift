@@ -67,16 +67,16 @@ extension PGConnection {
         return .object(fields)
     }
 
-    /// How many questions of the player's notebook practice made learned: learned, after a
-    /// miss in a finished game against others (bank practice of questions never missed does
-    /// not count).
+    /// How many questions of the player's notebook practice made learned: with a miss, in a
+    /// finished game against others, that `is_learned` (bank practice of questions never
+    /// missed does not count).
     public func learnedCount(player: PlayerID) throws -> Int {
         try query("""
             SELECT count(*) AS n FROM practice_progress p
-             WHERE p.player_id = \(player)::uuid AND p.learned_at IS NOT NULL
+             WHERE p.player_id = \(player)::uuid
                AND EXISTS (SELECT 1 FROM missed_questions m
                             WHERE m.player_id = p.player_id AND m.question_id = p.question_id
-                              AND m.finished_at <= p.learned_at)
+                              AND is_learned(p.learned_at, m.finished_at))
             """)[0].int("n")
     }
 

@@ -12,21 +12,39 @@ public struct Quiz: Sendable, Equatable {
     public let owner: (id: PlayerID, username: String)
     public let publishedAtMs: Int64?
     public let inMatchmaking: Bool
-    public let questions: Int
-    public let plays: Int
-    public let saves: Int
-    public let likes: Int
-    public let dislikes: Int
     /// Why an operator took it out of the catalog, if one did: shown to the owner only.
     public let unpublishedReason: String?
-    /// The viewer's vote: 1, -1 or 0.
-    public let yourVote: Int
-    public let saved: Bool
+    public let counts: Counts
+    public let viewer: Viewer
+
+    /// How much the quiz holds and how it was received.
+    public struct Counts: Sendable, Equatable {
+        /// Its active questions.
+        public let questions: Int
+        public let plays: Int
+        public let saves: Int
+        public let likes: Int
+        public let dislikes: Int
+
+        init(row: PGRow) throws {
+            questions = try row.int("questions")
+            plays = try row.int("plays")
+            saves = try row.int("saves")
+            likes = try row.int("likes")
+            dislikes = try row.int("dislikes")
+        }
+    }
+
+    /// What the player it was read for did with it.
+    public struct Viewer: Sendable, Equatable {
+        /// Their vote: 1, -1 or 0.
+        public let vote: Int
+        public let saved: Bool
+    }
 
     public static func == (lhs: Quiz, rhs: Quiz) -> Bool {
         lhs.slug == rhs.slug && lhs.title == rhs.title && lhs.publishedAtMs == rhs.publishedAtMs
-            && lhs.questions == rhs.questions && lhs.likes == rhs.likes && lhs.dislikes == rhs.dislikes
-            && lhs.saves == rhs.saves && lhs.plays == rhs.plays && lhs.yourVote == rhs.yourVote && lhs.saved == rhs.saved
+            && lhs.counts == rhs.counts && lhs.viewer == rhs.viewer
     }
 
     public var json: JSONValue {
@@ -40,14 +58,14 @@ public struct Quiz: Sendable, Equatable {
             "published": .bool(publishedAtMs != nil),
             "published_at": publishedAtMs.map { .string(Timestamp.iso8601(ms: $0)) } ?? .null,
             "in_matchmaking": .bool(inMatchmaking),
-            "questions": .number(questions),
-            "plays": .number(plays),
-            "saves": .number(saves),
-            "likes": .number(likes),
-            "dislikes": .number(dislikes),
+            "questions": .number(counts.questions),
+            "plays": .number(counts.plays),
+            "saves": .number(counts.saves),
+            "likes": .number(counts.likes),
+            "dislikes": .number(counts.dislikes),
             "unpublished_reason": unpublishedReason.map { .string($0) } ?? .null,
-            "your_vote": .number(yourVote),
-            "saved": .bool(saved),
+            "your_vote": .number(viewer.vote),
+            "saved": .bool(viewer.saved),
         ])
     }
 
@@ -78,14 +96,9 @@ public struct Quiz: Sendable, Equatable {
         owner = (try row.string("owner_id"), try row.string("owner_name"))
         publishedAtMs = try row.optionalInt64("published_ms")
         inMatchmaking = try row.bool("in_matchmaking")
-        questions = try row.int("questions")
-        plays = try row.int("plays")
-        saves = try row.int("saves")
-        likes = try row.int("likes")
-        dislikes = try row.int("dislikes")
         unpublishedReason = row.optionalString("unpublished_reason")
-        yourVote = try row.int("vote")
-        saved = try row.bool("saved")
+        counts = try Counts(row: row)
+        viewer = Viewer(vote: try row.int("vote"), saved: try row.bool("saved"))
     }
 }
 
