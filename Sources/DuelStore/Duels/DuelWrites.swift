@@ -85,8 +85,11 @@ struct DuelWrites {
     /// finished practice games) inside the caller's transaction, and announces the events.
     /// Returns the `player_events` payloads of the notifications the batch's completions
     /// granted, for the server to deliver (they are not announced here: see ProgressColumns).
+    /// `now`: the transaction's `now()` as text, the finish time of games the batch finished.
+    /// It is read by the caller's first statement and passed in, because Citus refuses a
+    /// function call inside a CASE of a statement it sends to a shard.
     @discardableResult
-    func write(on connection: PGConnection, announces: Bool = true) throws -> [String] {
+    func write(on connection: PGConnection, now: String? = nil, announces: Bool = true) throws -> [String] {
         guard !isEmpty else { return [] }
         let payloads = announces
             ? DuelNotification.payloads(origin: connection.notificationOrigin, ranges: announcements.ranges) : []
@@ -102,7 +105,7 @@ struct DuelWrites {
                 UPDATE duels d
                    SET state = u.state, last_seq = u.last_seq, next_deadline_ms = u.next_deadline_ms,
                        inputs = u.inputs, questions_opened = u.questions_opened,
-                       finished_at = CASE WHEN u.state = 'finished' THEN now() END,
+                       finished_at = CASE WHEN u.state = 'finished' THEN \(now)::timestamptz END,
                        winner = u.winner::uuid, finish_reason = u.finish_reason
                   FROM unnest(\(column(rows) { $0.duel })::uuid[], \(column(rows) { $0.row.phase.rawValue })::text[], \(column(rows) { String($0.row.lastSeq) })::int[],
                               \(column(rows) { $0.row.nextDeadlineMs.map { String($0) } })::bigint[], \(column(rows) { String($0.version) })::int[],
@@ -146,12 +149,14 @@ struct DuelWrites {
                   FROM unnest(\(column(events) { $0.duelID })::uuid[], \(column(events) { String($0.seq) })::int[], \(column(events) { $0.kind.rawValue })::text[],
                               \(column(events) { String($0.atMs) })::bigint[], \(column(events) { $0.recordJSON })::text[])
                        AS e(duel_id, seq, kind, at_ms, record)
-                RETURNING 1),
-            left_live AS (
-                DELETE FROM live_duel_players WHERE duel_id = ANY(\(PGArray(finished))::uuid[])
                 RETURNING 1)
             SELECT pg_notify('duel_events', p) FROM unnest(\(PGArray(payloads))::text[]) AS p
             """)
+        // Finished games' live markers, in a statement of their own: on Citus they live on the
+        // players' shards, and the statement above writes the duels' shard only (issue 24).
+        if !finished.isEmpty {
+            try connection.query("DELETE FROM live_duel_players WHERE duel_id = ANY(\(PGArray(finished))::uuid[])")
+        }
         try connection.storeRatings(completions)
         if !practiceFinished.isEmpty { try connection.countPractice(duels: practiceFinished) }
         // After ratings (giant slayer reads them) and practice (learned mistakes count).

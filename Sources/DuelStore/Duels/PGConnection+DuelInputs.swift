@@ -50,11 +50,13 @@ extension PGConnection {
         var states: [String: (duel: Duel, version: Int)] = [:]
         var banks: [String: Int] = [:]
         var stale: [String] = []
+        var now: String?
         if !ids.isEmpty {
             for row in try query("""
-                SELECT id::text AS id, inputs, bank_id FROM duels
+                SELECT id::text AS id, inputs, bank_id, now()::text AS now FROM duels
                  WHERE id = ANY(\(PGArray(ids))::uuid[]) ORDER BY id FOR UPDATE
                 """) {
+                now = try row.string("now")
                 let id = try row.string("id")
                 let version = try row.int("inputs")
                 banks[id] = try row.int("bank_id")
@@ -87,7 +89,7 @@ extension PGConnection {
         }
         // Each notification goes with the completing update of its player's duel (or of any
         // completed duel, for a quiz's author who did not play): the server routes it by player.
-        for payload in try writes.write(on: self, announces: lane.announces) {
+        for payload in try writes.write(on: self, now: now, announces: lane.announces) {
             guard let player = PlayerEventNotification(payload: payload)?.players.first,
                   let index = updates.lastIndex(where: { $0?.players.contains(player) == true && $0?.finished == true })
                     ?? updates.lastIndex(where: { $0?.finished == true })
