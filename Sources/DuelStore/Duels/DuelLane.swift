@@ -125,7 +125,7 @@ final class DuelLane: Sendable {
             }
             for duel in seeds { lane.cache.remember(duel, version: 0) }
             lane.announces = afterBatch.announcing.withLock { $0 }
-            let results = connection.applyInputs(items, lane: &lane)
+            let results = DuelRepository(connection).applyInputs(items, lane: &lane)
             for (completion, result) in zip(completions, results) { completion(result) }
             afterBatch.run()
         }
