@@ -50,10 +50,11 @@ final class Sessions: @unchecked Sendable {
             jobs.post { [self] in
                 guard let connection = connections[id] else { return }
                 jobs.database(for: connection, { db -> (PlayerID, PlayerProfile?) in
-                    let player = try PlayerRepository(db).createPlayer(username: username, passwordHash: hash)
-                    try PlayerRepository(db).createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
-                    try PlayerRepository(db).markPresent(player: player, instance: instance)
-                    return (player, try PlayerRepository(db).profile(player: player))
+                    let players = PlayerRepository(db)
+                    let player = try players.createPlayer(username: username, passwordHash: hash)
+                    try players.createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
+                    try players.markPresent(player: player, instance: instance)
+                    return (player, try players.profile(player: player))
                 }) { [self] connection, result in
                     // A new account has no room and no challenges yet.
                     finishLogin(connection, ref, token: token, result: result.map { ($0.0, $0.1, nil, .none) })
@@ -101,10 +102,11 @@ final class Sessions: @unchecked Sendable {
                 }
                 let token = Tokens.generate()
                 jobs.database(for: connection, { db -> SignIn in
-                    try PlayerRepository(db).loginSucceeded(username: username)
-                    try PlayerRepository(db).createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
-                    try PlayerRepository(db).markPresent(player: player, instance: instance)
-                    return (player, try PlayerRepository(db).profile(player: player), try DuelRepository(db).liveDuel(player: player),
+                    let players = PlayerRepository(db)
+                    try players.loginSucceeded(username: username)
+                    try players.createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
+                    try players.markPresent(player: player, instance: instance)
+                    return (player, try players.profile(player: player), try DuelRepository(db).liveDuel(player: player),
                             try RoomRepository(db).waitingSocial(player: player))
                 }) { [self] connection, result in
                     finishLogin(connection, ref, token: token, result: result)
@@ -125,7 +127,8 @@ final class Sessions: @unchecked Sendable {
         let hash = Tokens.hash(token)
         let instance = self.instance
         jobs.database(for: connection, { db -> SignIn? in
-            guard let player = try PlayerRepository(db).sessionPlayer(tokenHash: hash) else { return nil }
+            let players = PlayerRepository(db)
+            guard let player = try players.sessionPlayer(tokenHash: hash) else { return nil }
             // Sent once with auth (issue 14): the zone streak days are counted in. A change
             // within a day of the last one is kept for later rather than failing the sign-in
             // (a traveller's browser reports its new zone with every auth).
@@ -135,8 +138,8 @@ final class Sessions: @unchecked Sendable {
             }
             // Registered before the reply: once the client hears it is signed in here,
             // every instance sees it present (it may close its other sockets next).
-            try PlayerRepository(db).markPresent(player: player, instance: instance)
-            return (player, try PlayerRepository(db).profile(player: player), try DuelRepository(db).liveDuel(player: player),
+            try players.markPresent(player: player, instance: instance)
+            return (player, try players.profile(player: player), try DuelRepository(db).liveDuel(player: player),
                     try RoomRepository(db).waitingSocial(player: player))
         }) { [self] connection, result in
             guard let connection else { return }
