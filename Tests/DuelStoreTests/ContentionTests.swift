@@ -18,14 +18,14 @@ import Testing
         var bankOf: [PlayerID: String] = [:]
         for (index, player) in players.enumerated() {
             bankOf[player] = Self.banks[index % 4]
-            _ = try setup.enqueue(player: player, bank: Self.banks[index % 4])
+            _ = try QueueRepository(setup).enqueue(player: player, bank: Self.banks[index % 4])
         }
         // Spread the ratings so that not everyone is compatible with everyone.
         try setup.query("UPDATE match_queue SET rating = 1000 + (hashtext(player_id::text) & 1023)")
         let ratings = Dictionary(uniqueKeysWithValues: try setup.query("SELECT player_id::text AS p, rating FROM match_queue").map {
             (try $0.string("p"), try $0.double("rating"))
         })
-        let bankIDs = try Self.banks.map { try #require(try setup.bank(slug: $0)).id }
+        let bankIDs = try Self.banks.map { try #require(try QuizRepository(setup).bank(slug: $0)).id }
         // A fixed gap, so "compatible" does not change while the test runs.
         let policy = MatchPolicy(initialGap: 150, gapGrowthPerSecond: 0, alwaysPairAfterMs: .max)
         let config = DuelConfiguration(questionCount: 1)
@@ -39,7 +39,7 @@ import Testing
                         while idle < 3 {
                             var round = 0
                             for bank in bankIDs.shuffled() {
-                                round += try connection.claimPairs(
+                                round += try QueueRepository(connection).claimPairs(
                                     bankID: bank, policy: policy, configuration: config, nowMs: 0, batch: 64).count
                             }
                             made += round
@@ -53,7 +53,7 @@ import Testing
         }
         // Leftovers that another matcher held a moment ago get one more pass, as the periodic matcher gives them.
         for bank in bankIDs {
-            _ = try setup.claimPairs(bankID: bank, policy: policy, configuration: config, nowMs: 0, batch: 2_000)
+            _ = try QueueRepository(setup).claimPairs(bankID: bank, policy: policy, configuration: config, nowMs: 0, batch: 2_000)
         }
 
         let duels = try setup.query("""
@@ -82,14 +82,14 @@ import Testing
         let fixture = try StoreFixture(workers: 8)
         let setup = try fixture.connect()
         defer { setup.close() }
-        let bank = try #require(try setup.bank(slug: "general-science"))
+        let bank = try #require(try QuizRepository(setup).bank(slug: "general-science"))
         let config = DuelConfiguration(countdownMs: 0, questionCount: 1)
         let trials = 200
         let players = try await fixture.players(2 * trials)
         for trial in 0..<trials {
-            _ = try setup.enqueue(player: players[2 * trial], bank: bank.slug)
-            _ = try setup.enqueue(player: players[2 * trial + 1], bank: bank.slug)
-            let duel = try #require(try setup.claimPairs(
+            _ = try QueueRepository(setup).enqueue(player: players[2 * trial], bank: bank.slug)
+            _ = try QueueRepository(setup).enqueue(player: players[2 * trial + 1], bank: bank.slug)
+            let duel = try #require(try QueueRepository(setup).claimPairs(
                 bankID: bank.id, policy: MatchPolicy(), configuration: config, nowMs: 10_000).first)
             let correct = try setup.query("""
                 SELECT q.correct_choice FROM duel_questions dq JOIN questions q ON q.id = dq.question_id
@@ -100,7 +100,7 @@ import Testing
                 for player in pair {
                     group.addTask {
                         try await fixture.pool.run { connection in
-                            try connection.updateDuel(id: duel.duelID, .answer(player: player, questionIndex: 0, choice: correct, atMs: 10_500))!.outcome
+                            try DuelRepository(connection).updateDuel(id: duel.duelID, .answer(player: player, questionIndex: 0, choice: correct, atMs: 10_500))!.outcome
                         }
                     }
                 }
@@ -112,12 +112,12 @@ import Testing
             let finishers = try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask {
                     try await fixture.pool.run { connection in
-                        try connection.updateDuel(id: duel.duelID, .forfeit(player: pair[0], atMs: 12_000))!.finished
+                        try DuelRepository(connection).updateDuel(id: duel.duelID, .forfeit(player: pair[0], atMs: 12_000))!.finished
                     }
                 }
                 group.addTask {
                     try await fixture.pool.run { connection in
-                        try connection.updateDuel(id: duel.duelID, .advance(atMs: 13_000))!.finished
+                        try DuelRepository(connection).updateDuel(id: duel.duelID, .advance(atMs: 13_000))!.finished
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -135,7 +135,7 @@ import Testing
         #expect(try setup.query("SELECT count(*) AS n FROM rating_history")[0].int("n") == 2 * trials)
         // A later completion attempt is refused by the engine and changes nothing.
         let any = try setup.query("SELECT id::text AS id FROM duels LIMIT 1")[0].string("id")
-        let again = try #require(try setup.updateDuel(id: any, .forfeit(player: "x", atMs: 99_000)))
+        let again = try #require(try DuelRepository(setup).updateDuel(id: any, .forfeit(player: "x", atMs: 99_000)))
         #expect(again.events.isEmpty)
         #expect(try setup.query("SELECT sum(games) AS games FROM ratings")[0].int("games") == 2 * trials)
     }

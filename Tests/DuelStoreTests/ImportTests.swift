@@ -111,11 +111,11 @@ import Testing
     @Test func operatorsAddDeactivateAndReactivateQuestions() throws {
         let id = try connection.query("SELECT ops.add_question('quiz', 'Largest ocean?', ARRAY['Atlantic','Pacific','Indian'], 'B') AS id")[0].int64("id")
         _ = try connection.query("SELECT ops.add_question('quiz', 'Smallest prime?', ARRAY['1','2','3'], 1)")
-        #expect(try connection.bank(slug: "quiz")?.questions == 2)
+        #expect(try QuizRepository(connection).bank(slug: "quiz")?.questions == 2)
         try connection.query("SELECT ops.deactivate_question(\(id))")
-        #expect(try connection.bank(slug: "quiz")?.questions == 1)
+        #expect(try QuizRepository(connection).bank(slug: "quiz")?.questions == 1)
         try connection.query("SELECT ops.reactivate_question(\(id))")
-        #expect(try connection.bank(slug: "quiz")?.questions == 2)
+        #expect(try QuizRepository(connection).bank(slug: "quiz")?.questions == 2)
         #expect(throws: PGError.self) { try connection.query("SELECT ops.add_question('quiz', 'q', ARRAY['a','b'], 'C')") }
         #expect(throws: PGError.self) { try connection.query("SELECT ops.add_question('nope', 'q', ARRAY['a','b'], 'A')") }
         #expect(throws: PGError.self) { try connection.query("SELECT ops.deactivate_question(999999)") }

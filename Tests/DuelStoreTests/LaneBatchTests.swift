@@ -15,7 +15,7 @@ import Testing
         let ids = try await fixture.players(2 * count, prefix: "b\(UUID().uuidString.prefix(6))")
         let connection = try fixture.connect()
         defer { connection.close() }
-        if slug == "mixed", try connection.bank(slug: slug) == nil {
+        if slug == "mixed", try QuizRepository(connection).bank(slug: slug) == nil {
             try connection.query("SELECT ops.create_bank('mixed', 'Every type')")
             try connection.query("""
                 SELECT ops.import_csv('mixed', \("""
@@ -28,10 +28,10 @@ import Testing
                 """))
                 """)
         }
-        let bank = try #require(try connection.bank(slug: slug)).id
+        let bank = try #require(try QuizRepository(connection).bank(slug: slug)).id
         let games = stride(from: 0, to: ids.count, by: 2).map { [ids[$0], ids[$0 + 1]] }
         return try connection.transaction {
-            try $0.createGames(bankID: bank, games: games, mode: .ranked, configuration: Self.rules, nowMs: nowMs).map(\.duel)
+            try DuelRepository($0).createGames(bankID: bank, games: games, mode: .ranked, configuration: Self.rules, nowMs: nowMs).map(\.duel)
         }
     }
 
@@ -50,7 +50,7 @@ import Testing
         // Both right at the same millisecond: the first in arrival order wins, the second is locked out.
         // In duel b, a wrong answer first: it locks out only its author, the other still wins.
         var lane = DuelLaneState()
-        let results = connection.applyInputs([
+        let results = DuelRepository(connection).applyInputs([
             answer(a, seat: 1, correct: true), answer(a, seat: 0, correct: true),
             answer(b, seat: 0, correct: false), answer(b, seat: 1, correct: true),
         ], lane: &lane).map { try? $0.get() ?? nil }
@@ -75,7 +75,7 @@ import Testing
         defer { connection.close() }
         // Three forfeits in one transaction: one ratings statement covers the three duels.
         var lane = DuelLaneState()
-        let results = connection.applyInputs(made.map {
+        let results = DuelRepository(connection).applyInputs(made.map {
             DuelInputItem(duelID: $0.id, input: .forfeit(player: $0.players[0].id, atMs: 2_000))
         }, lane: &lane)
         #expect(try results.allSatisfy { try $0.get()?.finished == true })
@@ -105,7 +105,7 @@ import Testing
             SELECT id, last_seq + 1, 'answered', 0, '{}' FROM duels WHERE id = \(made[0].id)::uuid
             """)
         var lane = DuelLaneState()
-        let results = connection.applyInputs([
+        let results = DuelRepository(connection).applyInputs([
             answer(made[0], seat: 0, correct: true),
             answer(made[1], seat: 0, correct: true),
             DuelInputItem(duelID: UUID().uuidString.lowercased(), input: .advance(atMs: 2_000)),
@@ -154,10 +154,10 @@ import Testing
                 }
                 batch.append(DuelInputItem(duelID: duel.id, input: input))
             }
-            for result in writer.applyInputs(batch, lane: &lane) { _ = try result.get() }
+            for result in DuelRepository(writer).applyInputs(batch, lane: &lane) { _ = try result.get() }
         }
         let ids = made.map(\.id)
-        let rebuilt = try reader.rebuildDuels(ids)
+        let rebuilt = try DuelRepository(reader).rebuildDuels(ids)
         for id in ids {
             let version = try writer.query("SELECT inputs FROM duels WHERE id = \(id)::uuid")[0].int("inputs")
             let inMemory = try #require(lane.cachedState(of: id, version: version))

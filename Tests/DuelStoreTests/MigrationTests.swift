@@ -96,7 +96,7 @@ import Testing
     @Test func seedBanksLoadOnceWithFortyQuestionsEach() throws {
         let connection = try PGConnection(try TestPostgres.migratedDatabase(seed: true))
         defer { connection.close() }
-        let banks = try connection.banks()
+        let banks = try QuizRepository(connection).banks()
         #expect(banks.count >= 3)
         #expect(banks.allSatisfy { $0.questions >= 40 })
         #expect(try SeedBanks.loadIfEmpty(on: connection).isEmpty)

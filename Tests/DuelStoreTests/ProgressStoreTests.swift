@@ -14,16 +14,16 @@ import Testing
               bank slug: String = "general-science") throws -> Duel {
         let connection = try fixture.connect()
         defer { connection.close() }
-        let bank = try #require(try connection.bank(slug: slug)).id
+        let bank = try #require(try QuizRepository(connection).bank(slug: slug)).id
         return try connection.transaction {
-            try $0.createGames(bankID: bank, games: [players], mode: mode, configuration: Self.rules, nowMs: atMs)[0].duel
+            try DuelRepository($0).createGames(bankID: bank, games: [players], mode: mode, configuration: Self.rules, nowMs: atMs)[0].duel
         }
     }
 
     /// Answers `duel`'s one question wrong as seat `seat` at `atMs` (which locks out only them).
     func miss(_ connection: PGConnection, _ duel: Duel, seat: Int, atMs: Int64) throws {
         let question = duel.questions[0]
-        _ = try connection.updateDuel(id: duel.id, .answer(
+        _ = try DuelRepository(connection).updateDuel(id: duel.id, .answer(
             player: duel.players[seat].id, questionIndex: 0,
             choice: (question.correctChoice! + 1) % question.choices.count, atMs: atMs))
     }
@@ -32,7 +32,7 @@ import Testing
     /// answers right at `atMs`, which ends the game. Both played, so both are paid.
     func win(_ connection: PGConnection, _ duel: Duel, atMs: Int64) throws {
         if duel.players.count > 1 { try miss(connection, duel, seat: 1, atMs: atMs - 1) }
-        let update = try connection.updateDuel(id: duel.id, .answer(
+        let update = try DuelRepository(connection).updateDuel(id: duel.id, .answer(
             player: duel.players[0].id, questionIndex: 0, choice: duel.questions[0].correctChoice!, atMs: atMs))
         #expect(update?.finished == true)
     }
@@ -55,8 +55,8 @@ import Testing
         setup.close()
         // Two connections (two instances' lanes) apply the deadline that ends the game at once.
         let id = duel.id
-        async let first = fixture.pool.run { db in try db.updateDuel(id: id, .advance(atMs: 20_000)) }
-        async let second = fixture.pool.run { db in try db.updateDuel(id: id, .advance(atMs: 20_000)) }
+        async let first = fixture.pool.run { db in try DuelRepository(db).updateDuel(id: id, .advance(atMs: 20_000)) }
+        async let second = fixture.pool.run { db in try DuelRepository(db).updateDuel(id: id, .advance(atMs: 20_000)) }
         let results = try await [first, second]
         let one = try fixture.connect()
         defer { one.close() }
@@ -88,10 +88,10 @@ import Testing
         let players = try await fixture.players(2, prefix: "z\(UUID().uuidString.prefix(6))")
         let connection = try fixture.connect()
         defer { connection.close() }
-        try connection.setTimeZone(player: players[0], "Asia/Tokyo")
-        try connection.setTimeZone(player: players[1], "America/New_York")
+        try ProgressRepository(connection).setTimeZone(player: players[0], "Asia/Tokyo")
+        try ProgressRepository(connection).setTimeZone(player: players[1], "America/New_York")
         #expect(throws: StoreError(.badRequest, "time_zone: unknown time zone Mars/Olympus")) {
-            try connection.setTimeZone(player: players[0], "Mars/Olympus")
+            try ProgressRepository(connection).setTimeZone(player: players[0], "Mars/Olympus")
         }
         // 2026-03-01 14:59:30 UTC is 23:59:30 in Tokyo and 09:59:30 in New York.
         let sunday = Int64(1_772_377_170_000)
@@ -129,37 +129,37 @@ import Testing
         let players = try await fixture.players(2, prefix: "g\(UUID().uuidString.prefix(6))")
         let connection = try fixture.connect()
         defer { connection.close() }
-        let goals = try connection.setGoal(player: players[0], GoalDraft(kind: .wins, bank: nil, target: 1))
+        let goals = try ProgressRepository(connection).setGoal(player: players[0], GoalDraft(kind: .wins, bank: nil, target: 1))
         #expect(goals.count == 1 && goals[0]["progress"] == 0 && goals[0]["reached"] == false)
         #expect(throws: StoreError(.unknownBank)) {
-            try connection.setGoal(player: players[0], GoalDraft(kind: .games, bank: "no-such-bank", target: 3))
+            try ProgressRepository(connection).setGoal(player: players[0], GoalDraft(kind: .games, bank: "no-such-bank", target: 3))
         }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let duel = try game(fixture, players, atMs: now)
         try win(connection, duel, atMs: now + 500)
-        let after = try connection.goals(player: players[0])
+        let after = try ProgressRepository(connection).goals(player: players[0])
         #expect(after[0]["progress"] == 1 && after[0]["reached"] == true)
         // 10 (right) + 40 (won) + 100 (the goal): level 2 at 100 XP.
         #expect(try progress(connection, players[0]).xp == 150)
         // Setting the goal again (a higher target) does not reopen it: its XP is given once.
-        let again = try connection.setGoal(player: players[0], GoalDraft(kind: .wins, bank: nil, target: 2))
+        let again = try ProgressRepository(connection).setGoal(player: players[0], GoalDraft(kind: .wins, bank: nil, target: 2))
         #expect(again[0]["target"] == 2 && again[0]["reached"] == true)
         let next = try game(fixture, players, atMs: now + 20_000)
         try win(connection, next, atMs: now + 20_500)
         #expect(try progress(connection, players[0]).xp == 150 + 50)
         // A new goal this week's games already meet is reached at once, without XP.
-        let met = try connection.setGoal(player: players[0], GoalDraft(kind: .games, bank: nil, target: 1))
+        let met = try ProgressRepository(connection).setGoal(player: players[0], GoalDraft(kind: .games, bank: nil, target: 1))
         #expect(met.first { $0["kind"] == "games" }?["reached"] == true)
         #expect(try progress(connection, players[0]).xp == 200)
         let kinds = try connection.query("""
             SELECT kind FROM notifications WHERE player_id = \(players[0])::uuid ORDER BY id
             """).map { try $0.string("kind") }
         #expect(kinds.contains("goal_reached") && kinds.contains("level_up") && kinds.contains("achievement"))
-        let achievements = try connection.achievements(player: players[0])
+        let achievements = try ProgressRepository(connection).achievements(player: players[0])
         #expect(achievements.count >= 12)
         let earned = achievements.filter { $0["earned_at"] != .null }.compactMap { $0["code"]?.string }
         #expect(Set(earned) == ["first_game", "first_win", "speedster", "goal_reached"])
-        #expect(try connection.notifications(player: players[0], limit: 50, before: nil)["unseen"] == .number(kinds.count))
+        #expect(try ProgressRepository(connection).notifications(player: players[0], limit: 50, before: nil)["unseen"] == .number(kinds.count))
     }
 
     @Test func oldNotificationsArePrunedByTheUpkeep() async throws {
@@ -167,14 +167,14 @@ import Testing
         let players = try await fixture.players(1, prefix: "n\(UUID().uuidString.prefix(6))")
         let connection = try fixture.connect()
         defer { connection.close() }
-        try connection.notify(players[0], kind: "achievement", ["code": "first_game", "title": "First steps"])
-        try connection.notify(players[0], kind: "achievement", ["code": "first_win", "title": "First win"])
+        try ProgressRepository(connection).notify(players[0], kind: "achievement", ["code": "first_game", "title": "First steps"])
+        try ProgressRepository(connection).notify(players[0], kind: "achievement", ["code": "first_win", "title": "First win"])
         try connection.query("""
             UPDATE notifications SET created_at = now() - interval '91 days'
              WHERE player_id = \(players[0])::uuid AND data->>'code' = 'first_game'
             """)
-        _ = try connection.runUpkeep(notificationRetentionDays: 90)
-        let left = try connection.notifications(player: players[0], limit: 10, before: nil)
+        _ = try DuelRepository(connection).runUpkeep(notificationRetentionDays: 90)
+        let left = try ProgressRepository(connection).notifications(player: players[0], limit: 10, before: nil)
         guard case .array(let items)? = left["notifications"] else { Issue.record("no list"); return }
         #expect(items.count == 1 && items[0]["data"]?["code"] == "first_win")
     }
@@ -187,7 +187,7 @@ import Testing
         let connection = try fixture.connect()
         defer { connection.close() }
         let duel = try game(fixture, players, atMs: 1_000)
-        #expect(try connection.updateDuel(id: duel.id, .advance(atMs: 20_000))?.finished == true)
+        #expect(try DuelRepository(connection).updateDuel(id: duel.id, .advance(atMs: 20_000))?.finished == true)
         // Before: a 0:0 draw paid both 40 XP, a game, first_game and a streak day.
         #expect(try connection.query("SELECT count(*) AS n FROM game_progress WHERE duel_id = \(duel.id)::uuid")[0]
             .int("n") == 0)
@@ -224,10 +224,10 @@ import Testing
         let players = try await fixture.players(2, prefix: "h\(UUID().uuidString.prefix(6))")
         let connection = try fixture.connect()
         defer { connection.close() }
-        try connection.setTimeZone(player: players[0], "Etc/GMT+12")
+        try ProgressRepository(connection).setTimeZone(player: players[0], "Etc/GMT+12")
         // The same zone again is no change; another within a day is refused.
-        try connection.setTimeZone(player: players[0], "Etc/GMT+12")
-        #expect(throws: StoreError.self) { try connection.setTimeZone(player: players[0], "Pacific/Kiritimati") }
+        try ProgressRepository(connection).setTimeZone(player: players[0], "Etc/GMT+12")
+        #expect(throws: StoreError.self) { try ProgressRepository(connection).setTimeZone(player: players[0], "Pacific/Kiritimati") }
         // 2026-03-02 11:00 UTC: 23:00 on the 1st at UTC-12, 01:00 on the 3rd at UTC+14.
         let at = Int64(1_772_449_200_000)
         var duel = try game(fixture, players, atMs: at - 1_000)
@@ -237,7 +237,7 @@ import Testing
         try connection.query("""
             UPDATE player_progress SET time_zone_set_at = now() - interval '25 hours' WHERE player_id = \(players[0])::uuid
             """)
-        try connection.setTimeZone(player: players[0], "Pacific/Kiritimati")
+        try ProgressRepository(connection).setTimeZone(player: players[0], "Pacific/Kiritimati")
         duel = try game(fixture, players, atMs: at + 59_000)
         try win(connection, duel, atMs: at + 60_000)
         #expect(try progress(connection, players[0]).streak == 1)

@@ -12,7 +12,7 @@ import Testing
         let host = try await store.players(1, prefix: "racer")[0]
         let setup = try store.connect()
         defer { setup.close() }
-        _ = try setup.createRoom(
+        _ = try RoomRepository(setup).createRoom(
             player: host, bank: "world-capitals", questions: 3, answerMs: 5_000, maxPlayers: 2, nowMs: StoreFixture.nowMs())
         // The leave, held open: its DELETEs are done but not committed.
         let leaver = try store.connect()
@@ -23,7 +23,7 @@ import Testing
         let starting = Task {
             // Sees the membership (the leave is not committed), then waits on the room's lock.
             try await store.pool.run { db in
-                try db.startRoom(player: host, configuration: .standard, nowMs: StoreFixture.nowMs())
+                try RoomRepository(db).startRoom(player: host, configuration: .standard, nowMs: StoreFixture.nowMs())
             }
         }
         try await Task.sleep(for: .milliseconds(500))

@@ -42,10 +42,10 @@ import Testing
             """)
         try connection.query("UPDATE questions SET likes = 90, weight = ops.question_weight(90, 0) WHERE id = \(ids[0])")
         try connection.query("UPDATE questions SET dislikes = 90, weight = ops.question_weight(0, 90) WHERE id = \(ids[1])")
-        let bank = try #require(try connection.bank(slug: "w")).id
+        let bank = try #require(try QuizRepository(connection).bank(slug: "w")).id
         // count 1: the index probes' candidates are weighed; count 8 of 10: the small-bank
         // fallback weighs the whole bank in SQL.
-        let drawn = counts(try connection.drawQuestionSets(bankID: bank, count: count, sets: 3_000))
+        let drawn = counts(try QuizRepository(connection).drawQuestionSets(bankID: bank, count: count, sets: 3_000))
         let liked = drawn[ids[0]] ?? 0, disliked = drawn[ids[1]] ?? 0
         let plain = ids[2...].map { drawn[$0] ?? 0 }.reduce(0, +) / 8
         #expect(liked > plain && plain > disliked, "liked \(liked), plain \(plain), disliked \(disliked)")

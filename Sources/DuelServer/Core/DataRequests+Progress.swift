@@ -7,25 +7,26 @@ extension DataRequests {
     func progressRequest(_ connection: Connection, _ ref: RequestRef?, _ request: ClientRequest) {
         let player = connection.player!
         answer(connection, ref) { db in
+            let progress = ProgressRepository(db)
             switch request {
             case .profileUpdate(let timeZone):
-                try db.setTimeZone(player: player, timeZone)
-                guard let profile = try db.profile(player: player) else { throw StoreError(.unauthorized) }
+                try progress.setTimeZone(player: player, timeZone)
+                guard let profile = try PlayerRepository(db).profile(player: player) else { throw StoreError(.unauthorized) }
                 return ["player": profile.json, "time_zone": .string(timeZone)]
             case .goalSet(let goal):
-                return ["goals": .array(try db.setGoal(player: player, goal))]
+                return ["goals": .array(try progress.setGoal(player: player, goal))]
             case .goals:
-                return ["goals": .array(try db.goals(player: player))]
+                return ["goals": .array(try progress.goals(player: player))]
             case .notifications(let limit, let before):
-                return try db.notifications(player: player, limit: limit, before: before)
+                return try progress.notifications(player: player, limit: limit, before: before)
             case .notificationsSeen(let upTo):
-                return ["unseen": .number(try db.notificationsSeen(player: player, upTo: upTo))]
+                return ["unseen": .number(try progress.notificationsSeen(player: player, upTo: upTo))]
             case .ratingHistory(let bank, let limit):
-                return ["bank": .string(bank), "points": .array(try db.ratingHistory(player: player, bank: bank, limit: limit))]
+                return ["bank": .string(bank), "points": .array(try progress.ratingHistory(player: player, bank: bank, limit: limit))]
             case .stats(let bank):
-                return try db.stats(player: player, bank: bank)
+                return try progress.stats(player: player, bank: bank)
             case .achievements:
-                return ["achievements": .array(try db.achievements(player: player))]
+                return ["achievements": .array(try progress.achievements(player: player))]
             default:
                 throw StoreError(.internal, "not a progress op: \(request.op)")
             }

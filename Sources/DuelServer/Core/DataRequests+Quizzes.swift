@@ -9,47 +9,48 @@ extension DataRequests {
         let perMinute = configuration.social.authoringPerMinute
         let reportsPerHour = configuration.social.reportsPerHour
         answer(connection, ref) { db in
+            let quizzes = QuizRepository(db)
             switch request {
             case .quizCreate(let fields):
-                return ["quiz": try db.createQuiz(owner: player, fields, perMinute: perMinute).json]
+                return ["quiz": try quizzes.createQuiz(owner: player, fields, perMinute: perMinute).json]
             case .quizUpdate(let quiz, let fields):
-                return ["quiz": try db.updateQuiz(owner: player, slug: quiz, fields, perMinute: perMinute).json]
+                return ["quiz": try quizzes.updateQuiz(owner: player, slug: quiz, fields, perMinute: perMinute).json]
             case .quizDelete(let quiz):
-                try db.deleteQuiz(owner: player, slug: quiz, perMinute: perMinute)
+                try quizzes.deleteQuiz(owner: player, slug: quiz, perMinute: perMinute)
                 return [:]
             case .quizPublish(let quiz):
-                return ["quiz": try db.publishQuiz(owner: player, slug: quiz, publish: true, perMinute: perMinute).json]
+                return ["quiz": try quizzes.publishQuiz(owner: player, slug: quiz, publish: true, perMinute: perMinute).json]
             case .quizUnpublish(let quiz):
-                return ["quiz": try db.publishQuiz(owner: player, slug: quiz, publish: false, perMinute: perMinute).json]
+                return ["quiz": try quizzes.publishQuiz(owner: player, slug: quiz, publish: false, perMinute: perMinute).json]
             case .quizQuestions(let quiz):
-                let (found, questions) = try db.quizQuestions(owner: player, slug: quiz)
+                let (found, questions) = try quizzes.quizQuestions(owner: player, slug: quiz)
                 return ["quiz": found.json, "questions": .array(questions)]
             case .quizInfo(let quiz):
-                return ["quiz": try db.quizInfo(slug: quiz, viewer: player).json]
+                return ["quiz": try quizzes.quizInfo(slug: quiz, viewer: player).json]
             case .myQuizzes:
-                return ["quizzes": .array(try db.myQuizzes(owner: player).map(\.json))]
+                return ["quizzes": .array(try quizzes.myQuizzes(owner: player).map(\.json))]
             case .questionAdd(let quiz, let draft):
-                return ["question": try db.addQuestion(owner: player, slug: quiz, draft, perMinute: perMinute)]
+                return ["question": try quizzes.addQuestion(owner: player, slug: quiz, draft, perMinute: perMinute)]
             case .questionUpdate(let id, let draft):
-                return ["question": try db.updateQuestion(owner: player, questionID: id, draft, perMinute: perMinute)]
+                return ["question": try quizzes.updateQuestion(owner: player, questionID: id, draft, perMinute: perMinute)]
             case .questionDelete(let id):
-                try db.deleteQuestion(owner: player, questionID: id, perMinute: perMinute)
+                try quizzes.deleteQuestion(owner: player, questionID: id, perMinute: perMinute)
                 return [:]
             case .catalog(let query):
-                let page = try db.catalog(query, viewer: player)
+                let page = try quizzes.catalog(query, viewer: player)
                 return ["quizzes": .array(page.quizzes.map(\.json)), "next_cursor": page.next.map { .string(String($0)) } ?? .null]
             case .quizSave(let quiz):
-                return ["quiz": try db.saveQuiz(slug: quiz, player: player).json]
+                return ["quiz": try quizzes.saveQuiz(slug: quiz, player: player).json]
             case .quizUnsave(let quiz):
-                try db.unsaveQuiz(slug: quiz, player: player)
+                try quizzes.unsaveQuiz(slug: quiz, player: player)
                 return [:]
             case .library:
-                return ["quizzes": .array(try db.library(player: player).map(\.json))]
+                return ["quizzes": .array(try quizzes.library(player: player).map(\.json))]
             case .rate(let target, let value):
-                guard case .object(let counts) = try db.rate(target, value: value, player: player) else { return [:] }
+                guard case .object(let counts) = try quizzes.rate(target, value: value, player: player) else { return [:] }
                 return counts
             case .reportQuiz(let quiz, let reason):
-                try db.reportQuiz(slug: quiz, player: player, reason: reason, perHour: reportsPerHour)
+                try ReportRepository(db).reportQuiz(slug: quiz, player: player, reason: reason, perHour: reportsPerHour)
                 return [:]
             default:
                 throw StoreError(.internal, "not a quiz op: \(request.op)")

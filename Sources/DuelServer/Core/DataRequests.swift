@@ -35,7 +35,7 @@ final class DataRequests: @unchecked Sendable {
         case .wait(startRead: true):
             let needed = configuration.duel.questionCount
             jobs.database(for: nil, priority: .background, { db -> JSONObject in
-                ["banks": .array(try db.banks(questionsNeeded: needed).map(\.json))]
+                ["banks": .array(try QuizRepository(db).banks(questionsNeeded: needed).map(\.json))]
             }) { [self] _, result in
                 for (id, ref) in banksCache.finished(try? result.get(), nowMs: Clock.nowMs()) {
                     replies.answer(connections[id], ref, result)
@@ -51,23 +51,23 @@ final class DataRequests: @unchecked Sendable {
         answer(connection, ref) { db in
             switch request {
             case .leaderboard(let bank, let limit):
-                return ["entries": .array(try db.leaderboard(bank: bank, limit: limit, viewer: signedIn))]
+                return ["entries": .array(try ProgressRepository(db).leaderboard(bank: bank, limit: limit, viewer: signedIn))]
             case .profile(let player):
-                guard let profile = try db.profile(player: player ?? signedIn!) else {
+                guard let profile = try PlayerRepository(db).profile(player: player ?? signedIn!) else {
                     throw StoreError(.badRequest, "player: no such player")
                 }
                 return ["player": profile.json]
             case .history(let limit):
-                return ["duels": .array(try db.history(player: signedIn!, limit: limit))]
+                return ["duels": .array(try ProgressRepository(db).history(player: signedIn!, limit: limit))]
             case .mistakes(let limit):
-                return ["questions": .array(try db.mistakes(player: signedIn!, limit: limit)),
-                        "learned_count": .number(try db.learnedCount(player: signedIn!))]
+                return ["questions": .array(try ProgressRepository(db).mistakes(player: signedIn!, limit: limit)),
+                        "learned_count": .number(try ProgressRepository(db).learnedCount(player: signedIn!))]
             case .challengeDecline(let id):
-                return ["challenge": try db.declineChallenge(player: signedIn!, id: id, nowMs: Clock.nowMs()).json]
+                return ["challenge": try RoomRepository(db).declineChallenge(player: signedIn!, id: id, nowMs: Clock.nowMs()).json]
             case .challenges:
-                return ["challenges": .array(try db.pendingChallenges(player: signedIn!).map(\.json))]
+                return ["challenges": .array(try RoomRepository(db).pendingChallenges(player: signedIn!).map(\.json))]
             case .report(let question, let reason):
-                try db.report(player: signedIn!, question: question, reason: reason, perHour: reportsPerHour)
+                try ReportRepository(db).report(player: signedIn!, question: question, reason: reason, perHour: reportsPerHour)
                 return [:]
             default:
                 throw StoreError(.internal, "not a data op: \(request.op)")

@@ -128,7 +128,7 @@ final class DuelDelivery: @unchecked Sendable {
     }
 
     private func fillGap(_ connection: Connection, duel: String, after: Int) {
-        jobs.database(for: connection, { db in try db.events(duel: duel, afterSeq: after) }) { [self] connection, result in
+        jobs.database(for: connection, { db in try DuelRepository(db).events(duel: duel, afterSeq: after) }) { [self] connection, result in
             guard let player = connection?.player, case .success(let events) = result else { return }
             deliver(events, players: [player])
         }
@@ -150,7 +150,7 @@ final class DuelDelivery: @unchecked Sendable {
         let wanted = book.wanted(ranges, isLocal: connections.directory.isLocal)
         guard !wanted.isEmpty else { return }
         let reads = wanted
-        jobs.database(for: nil, { db in try db.events(after: reads) }) { [self] _, result in
+        jobs.database(for: nil, { db in try DuelRepository(db).events(after: reads) }) { [self] _, result in
             guard case .success(let found) = result else { return }
             for (duel, entry) in found {
                 book.setPlayers(entry.players, of: duel)
@@ -204,9 +204,9 @@ final class DuelDelivery: @unchecked Sendable {
         let generation = resumeGeneration
         sent[connection.id, default: ConnectionDuels()].resuming[duel] = generation
         jobs.database(for: connection, { db -> [StoredEvent]? in
-            guard let players = try db.duelPlayers(id: duel) else { return nil }
+            guard let players = try DuelRepository(db).duelPlayers(id: duel) else { return nil }
             guard players.contains(player) else { throw StoreError(.notInDuel) }
-            return try db.events(duel: duel, afterSeq: afterSeq)
+            return try DuelRepository(db).events(duel: duel, afterSeq: afterSeq)
         }) { [self] connection, result in
             guard let connection else { return }
             let current = sent[connection.id]?.resuming[duel] == generation
@@ -236,7 +236,7 @@ final class DuelDelivery: @unchecked Sendable {
     /// held its live events back (the duel may have finished meanwhile, so this does not
     /// go through ``deliver(_:players:)``, which ignores finished duels).
     private func catchUp(_ connection: Connection, duel: String, after: Int) {
-        jobs.database(for: connection, { db in try db.events(duel: duel, afterSeq: after) }) { [self] connection, result in
+        jobs.database(for: connection, { db in try DuelRepository(db).events(duel: duel, afterSeq: after) }) { [self] connection, result in
             guard let connection, case .success(let events) = result else { return }
             let now = Clock.nowMs()
             var delivered = sent[connection.id]?.delivered[duel] ?? after

@@ -55,7 +55,7 @@ public final class DuelServer: @unchecked Sendable {
         let instance = String(UUID().uuidString.prefix(8).lowercased())
         // With a live peer, wait until it has seen this instance's heartbeat (its
         // health job runs every second), so it announces events our players need.
-        let peers = try setup.heartbeat(instance: instance).peers
+        let peers = try PlayerRepository(setup).heartbeat(instance: instance).peers
         // On Citus, the lanes commit a shard group at a time (issue 24).
         let shards = try ShardMap.load(setup)
         setup.close()
@@ -77,7 +77,7 @@ public final class DuelServer: @unchecked Sendable {
         let listener = NotificationListener(
             conninfo: conninfo, channels: [
                 "duel_events", "queue_evictions", "sessions_ended", "presence_shared", "duel_commands",
-                PGConnection.playerEventsChannel,
+                RoomRepository.playerEventsChannel,
             ], logger: logger,
             deliver: { channel, payload in core.listened(channel: channel, payload: payload) },
             resynchronize: { core.resynchronize() })
@@ -144,7 +144,7 @@ public final class DuelServer: @unchecked Sendable {
             running.lws.stop()
             running.lanes.shutdown()
             let instance = running.instance
-            _ = try? running.pool.runBlocking { try $0.retire(instance: instance) }
+            _ = try? running.pool.runBlocking { try PlayerRepository($0).retire(instance: instance) }
             running.pool.shutdown()
             running.core.sessions.hashing.shutdown()
             self.running = nil

@@ -92,7 +92,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
             case "sessions_ended": sessions.sessionsEndedNotified(payload)
             case "presence_shared": connections.directory.markShared(payload)
             case "duel_commands": periodic.endDuel(payload)
-            case PGConnection.playerEventsChannel: notifications.playerEventsNotified(payload)
+            case RoomRepository.playerEventsChannel: notifications.playerEventsNotified(payload)
             default: break
             }
         }

@@ -7,7 +7,7 @@ extension GameRequests {
         let player = connection.player!
         let answer = answerMs ?? Int(configuration.duel.answerWindowMs)
         jobs.database(for: connection, { db -> JSONObject in
-            ["room": try db.createRoom(
+            ["room": try RoomRepository(db).createRoom(
                 player: player, bank: bank, questions: questions, answerMs: answer, maxPlayers: maxPlayers,
                 nowMs: Clock.nowMs()).json]
         }) { [self] connection, result in replies.answer(connection, ref, result) }
@@ -16,7 +16,7 @@ extension GameRequests {
     func roomJoin(_ connection: Connection, _ ref: RequestRef?, code: String) {
         let player = connection.player!
         jobs.database(for: connection, { db -> JSONObject in
-            ["room": try db.joinRoom(player: player, code: code, nowMs: Clock.nowMs()).json]
+            ["room": try RoomRepository(db).joinRoom(player: player, code: code, nowMs: Clock.nowMs()).json]
         }) { [self] connection, result in replies.answer(connection, ref, result) }
     }
 
@@ -25,7 +25,7 @@ extension GameRequests {
     /// player is free for another game when they read it.
     func roomLeave(_ connection: Connection, _ ref: RequestRef?) {
         let player = connection.player!
-        jobs.database(for: connection, { db in try db.leaveRoom(player: player, nowMs: Clock.nowMs()) }) {
+        jobs.database(for: connection, { db in try RoomRepository(db).leaveRoom(player: player, nowMs: Clock.nowMs()) }) {
             [self] connection, result in
             switch result {
             case .success(let change):
@@ -48,7 +48,7 @@ extension GameRequests {
         let player = connection.player!
         let rules = configuration.duel
         jobs.database(for: connection, { db in
-            try db.startRoom(player: player, configuration: rules, nowMs: Clock.nowMs())
+            try RoomRepository(db).startRoom(player: player, configuration: rules, nowMs: Clock.nowMs())
         }) { [self] connection, result in
             started(connection, ref, result.map { change in
                 (["duel_id": .string(change.started!.duelID), "room": change.room.json], change.started!, change.absent)
@@ -62,7 +62,7 @@ extension GameRequests {
         let perMinute = configuration.social.challengesPerMinute
         let receivedPerMinute = configuration.social.challengesReceivedPerMinute
         jobs.database(for: connection, { db -> JSONObject in
-            let made = try db.challenge(
+            let made = try RoomRepository(db).challenge(
                 from: player, username: username, bank: bank, ttlMs: ttl, perMinute: perMinute,
                 receivedPerMinute: receivedPerMinute, nowMs: Clock.nowMs())
             return ["challenge_id": .string(made.id), "challenge": made.json]
@@ -73,7 +73,7 @@ extension GameRequests {
         let player = connection.player!
         let rules = configuration.duel
         jobs.database(for: connection, { db in
-            try db.acceptChallenge(player: player, id: id, configuration: rules, nowMs: Clock.nowMs())
+            try RoomRepository(db).acceptChallenge(player: player, id: id, configuration: rules, nowMs: Clock.nowMs())
         }) { [self] connection, result in
             started(connection, ref, result.map { accepted in
                 (["duel_id": .string(accepted.update.duelID), "challenge": accepted.challenge.json], accepted.update,
@@ -87,7 +87,7 @@ extension GameRequests {
         let rules = configuration.duel
         let window = configuration.social.rematchWindowMs
         jobs.database(for: connection, { db in
-            try db.rematch(player: player, duel: duel, windowMs: window, configuration: rules, nowMs: Clock.nowMs())
+            try RoomRepository(db).rematch(player: player, duel: duel, windowMs: window, configuration: rules, nowMs: Clock.nowMs())
         }) { [self] connection, result in
             switch result {
             case .success(.offered(let expires)):

@@ -85,7 +85,7 @@ final class GameRequests: @unchecked Sendable {
         let needed = configuration.duel.questionCount
         let instance = self.instance
         jobs.database(for: connection, { db in
-            try db.enqueue(player: player, bank: bank, questionsNeeded: needed, instance: instance)
+            try QueueRepository(db).enqueue(player: player, bank: bank, questionsNeeded: needed, instance: instance)
         }) {
             [self] connection, result in
             guard let connection else { return }
@@ -104,7 +104,7 @@ final class GameRequests: @unchecked Sendable {
 
     func cancel(_ connection: Connection, _ ref: RequestRef?) {
         let player = connection.player!
-        jobs.database(for: connection, { db in try db.cancelQueue(player: player) }) { [self] connection, result in
+        jobs.database(for: connection, { db in try QueueRepository(db).cancelQueue(player: player) }) { [self] connection, result in
             guard let connection else { return }
             switch result {
             case .success(true): replies.reply(connection, ref)
@@ -122,7 +122,7 @@ final class GameRequests: @unchecked Sendable {
         // Other instances hear of it only when the player is also connected there.
         let announce = Announcement.needed(players: [player], heldHere: { _ in true }, shared: connections.directory.shared)
         jobs.database(for: connection, { db in
-            try db.startPractice(
+            try DuelRepository(db).startPractice(
                 player: player, bank: bank, mistakes: mistakes, configuration: rules, nowMs: Clock.nowMs(), announce: announce)
         }) { [self] connection, result in
             // The player is connected: no abandonment clock to start.

@@ -12,12 +12,12 @@ extension PeriodicJobs {
         let window = configuration.signIn.loginLimits.windowSeconds
         jobs.database(for: nil, { db -> (queues: [String: Int], live: Int, beat: (peers: Int, created: Bool),
                                          orphans: [(player: PlayerID, duel: String)], ends: [String]) in
-            let beat = try db.heartbeat(instance: instance)
-            let orphans = try db.reapDeadInstances()
-            try db.forgetOldLoginFailures(windowSeconds: window)
-            try db.endExpiredSessions()
-            let ends = try db.pendingDuelEnds(olderThanMs: 2_000)
-            return (try db.queueLengths(), try db.liveDuelCount(), beat, orphans, ends)
+            let beat = try PlayerRepository(db).heartbeat(instance: instance)
+            let orphans = try PlayerRepository(db).reapDeadInstances()
+            try PlayerRepository(db).forgetOldLoginFailures(windowSeconds: window)
+            try PlayerRepository(db).endExpiredSessions()
+            let ends = try DuelRepository(db).pendingDuelEnds(olderThanMs: 2_000)
+            return (try QueueRepository(db).queueLengths(), try DuelRepository(db).liveDuelCount(), beat, orphans, ends)
         }) { [self] _, result in
             let now = Clock.nowMs()
             switch result {
@@ -31,7 +31,7 @@ extension PeriodicJobs {
                     // its presence rows: register its players again.
                     logger.warning("instance row was reaped while alive; re-registering presence")
                     let players = Array(connections.directory.players)
-                    jobs.database(for: nil, { db in try db.markPresent(players: players, instance: instance) }) { _, _ in }
+                    jobs.database(for: nil, { db in try PlayerRepository(db).markPresent(players: players, instance: instance) }) { _, _ in }
                 }
                 health.ends.forEach(endDuel)
                 upkeepIfDue(nowMs: now)
@@ -50,7 +50,7 @@ extension PeriodicJobs {
         guard nowMs >= nextUpkeepMs else { return }
         nextUpkeepMs = nowMs + configuration.jobs.upkeepIntervalMs
         let retention = configuration.social.notificationRetentionDays
-        jobs.database(for: nil, priority: .background, { db in try db.runUpkeep(notificationRetentionDays: retention) }) {
+        jobs.database(for: nil, priority: .background, { db in try DuelRepository(db).runUpkeep(notificationRetentionDays: retention) }) {
             [self] _, result in
             switch result {
             case .success(let archived?) where archived > 0:
@@ -69,9 +69,9 @@ extension PeriodicJobs {
         let abandonAfter = configuration.duel.abandonAfterMs
         jobs.database(for: nil, priority: .background, { db in
             let now = Clock.nowMs()
-            try db.expireChallenges(nowMs: now)
-            try db.expireRematchOffers(nowMs: now)
-            try db.leaveGoneMembers(afterMs: abandonAfter, nowMs: now)
+            try RoomRepository(db).expireChallenges(nowMs: now)
+            try RoomRepository(db).expireRematchOffers(nowMs: now)
+            try RoomRepository(db).leaveGoneMembers(afterMs: abandonAfter, nowMs: now)
         }) { [self] _, result in
             if case .failure(let error) = result, !((error as? PGError)?.isConnectionFailure ?? false) {
                 logger.warning("room and challenge upkeep failed", metadata: ["error": "\(error)"])
@@ -99,7 +99,7 @@ extension PeriodicJobs {
                 }
                 return
             }
-            jobs.database(for: nil, priority: .background, { db in try db.markDuelEndsDone(duel: duel) }) { _, _ in }
+            jobs.database(for: nil, priority: .background, { db in try DuelRepository(db).markDuelEndsDone(duel: duel) }) { _, _ in }
         }
     }
 }

@@ -101,12 +101,12 @@ final class PeriodicJobs: @unchecked Sendable {
         let shared = connections.directory.shared
         let instance = self.instance
         jobs.database(for: nil, { db -> [DuelUpdate] in
-            try db.evictWaitersOfShortBanks(questionsNeeded: duelRules.questionCount)
+            try QueueRepository(db).evictWaitersOfShortBanks(questionsNeeded: duelRules.questionCount)
             var created: [DuelUpdate] = []
-            for bank in try db.banksWithWaitingPairs() {
+            for bank in try QueueRepository(db).banksWithWaitingPairs() {
                 // One bank's failure must not stop the others' matchmaking.
                 do {
-                    created += try db.claimPairs(
+                    created += try QueueRepository(db).claimPairs(
                         bankID: bank, policy: policy, configuration: duelRules, nowMs: Clock.nowMs(), shared: shared,
                         instance: instance)
                 } catch {
@@ -139,14 +139,14 @@ final class PeriodicJobs: @unchecked Sendable {
     private func sweep() {
         // A little grace, so the instance that owns a timer normally fires it first.
         let cutoff = Clock.nowMs() - 200
-        jobs.database(for: nil, { db in try db.dueDuels(nowMs: cutoff) }) { [self] _, result in
+        jobs.database(for: nil, { db in try DuelRepository(db).dueDuels(nowMs: cutoff) }) { [self] _, result in
             if case .success(let due) = result { due.forEach(fireDeadline) }
         }
     }
 
     /// Re-arms the timers of every live duel (at start, and after the LISTEN connection was lost).
     private func rescheduleLiveDuels() {
-        jobs.database(for: nil, { db in try db.liveDuelDeadlines() }) { [self] _, result in
+        jobs.database(for: nil, { db in try DuelRepository(db).liveDuelDeadlines() }) { [self] _, result in
             if case .success(let live) = result {
                 for (id, deadline) in live { timer.schedule(id, atMs: deadline) }
             }
@@ -157,7 +157,7 @@ final class PeriodicJobs: @unchecked Sendable {
     func resynchronize() {
         rescheduleLiveDuels()
         for player in connections.directory.players {
-            jobs.database(for: nil, { db in try db.liveDuel(player: player) }) { [self] _, result in
+            jobs.database(for: nil, { db in try DuelRepository(db).liveDuel(player: player) }) { [self] _, result in
                 guard case .success(let live?) = result else { return }
                 delivery.resynchronize(player, live: live)
             }

@@ -43,7 +43,7 @@ final class PlayerNotifications: @unchecked Sendable {
         }
         guard !elsewhere.isEmpty else { return }
         let payloads = elsewhere
-        jobs.database(for: nil, priority: .background, { db in try db.announcePlayerEvents(payloads) }) { [self] _, result in
+        jobs.database(for: nil, priority: .background, { db in try RoomRepository(db).announcePlayerEvents(payloads) }) { [self] _, result in
             if case .failure(let error) = result {
                 logger.warning("could not announce notifications", metadata: ["error": "\(error)"])
             }

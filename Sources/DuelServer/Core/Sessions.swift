@@ -50,10 +50,11 @@ final class Sessions: @unchecked Sendable {
             jobs.post { [self] in
                 guard let connection = connections[id] else { return }
                 jobs.database(for: connection, { db -> (PlayerID, PlayerProfile?) in
-                    let player = try db.createPlayer(username: username, passwordHash: hash)
-                    try db.createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
-                    try db.markPresent(player: player, instance: instance)
-                    return (player, try db.profile(player: player))
+                    let players = PlayerRepository(db)
+                    let player = try players.createPlayer(username: username, passwordHash: hash)
+                    try players.createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
+                    try players.markPresent(player: player, instance: instance)
+                    return (player, try players.profile(player: player))
                 }) { [self] connection, result in
                     // A new account has no room and no challenges yet.
                     finishLogin(connection, ref, token: token, result: result.map { ($0.0, $0.1, nil, .none) })
@@ -69,7 +70,7 @@ final class Sessions: @unchecked Sendable {
         let address = connection.address
         let limits = configuration.signIn.loginLimits
         jobs.database(for: connection, { db in
-            try db.loginAttempt(username: username, address: address, limits: limits)
+            try PlayerRepository(db).loginAttempt(username: username, address: address, limits: limits)
         }) { [self] connection, result in
             guard let connection else { return }
             switch result {
@@ -101,11 +102,12 @@ final class Sessions: @unchecked Sendable {
                 }
                 let token = Tokens.generate()
                 jobs.database(for: connection, { db -> SignIn in
-                    try db.loginSucceeded(username: username)
-                    try db.createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
-                    try db.markPresent(player: player, instance: instance)
-                    return (player, try db.profile(player: player), try db.liveDuel(player: player),
-                            try db.waitingSocial(player: player))
+                    let players = PlayerRepository(db)
+                    try players.loginSucceeded(username: username)
+                    try players.createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
+                    try players.markPresent(player: player, instance: instance)
+                    return (player, try players.profile(player: player), try DuelRepository(db).liveDuel(player: player),
+                            try RoomRepository(db).waitingSocial(player: player))
                 }) { [self] connection, result in
                     finishLogin(connection, ref, token: token, result: result)
                 }
@@ -125,19 +127,20 @@ final class Sessions: @unchecked Sendable {
         let hash = Tokens.hash(token)
         let instance = self.instance
         jobs.database(for: connection, { db -> SignIn? in
-            guard let player = try db.sessionPlayer(tokenHash: hash) else { return nil }
+            let players = PlayerRepository(db)
+            guard let player = try players.sessionPlayer(tokenHash: hash) else { return nil }
             // Sent once with auth (issue 14): the zone streak days are counted in. A change
             // within a day of the last one is kept for later rather than failing the sign-in
             // (a traveller's browser reports its new zone with every auth).
             if let timeZone {
-                do { try db.setTimeZone(player: player, timeZone) } catch let refusal as StoreError
+                do { try ProgressRepository(db).setTimeZone(player: player, timeZone) } catch let refusal as StoreError
                     where refusal.error.code == .rateLimited {}
             }
             // Registered before the reply: once the client hears it is signed in here,
             // every instance sees it present (it may close its other sockets next).
-            try db.markPresent(player: player, instance: instance)
-            return (player, try db.profile(player: player), try db.liveDuel(player: player),
-                    try db.waitingSocial(player: player))
+            try players.markPresent(player: player, instance: instance)
+            return (player, try players.profile(player: player), try DuelRepository(db).liveDuel(player: player),
+                    try RoomRepository(db).waitingSocial(player: player))
         }) { [self] connection, result in
             guard let connection else { return }
             switch result {
@@ -166,7 +169,7 @@ final class Sessions: @unchecked Sendable {
             if connections.directory.attach(connection.id, to: player) {
                 // The player's first connection here: every instance can now see them present.
                 let instance = self.instance
-                jobs.database(for: nil, { db in try db.markPresent(player: player, instance: instance) }) { [self] _, result in
+                jobs.database(for: nil, { db in try PlayerRepository(db).markPresent(player: player, instance: instance) }) { [self] _, result in
                     if case .success(true) = result { connections.directory.markShared(player) }
                 }
             }
@@ -194,8 +197,8 @@ final class Sessions: @unchecked Sendable {
         connection.tokenHash = nil
         delivery.forget(connection)
         jobs.database(for: connection, { db in
-            if let hash { try db.deleteSession(tokenHash: hash) }
-            try db.cancelQueue(player: player)
+            if let hash { try PlayerRepository(db).deleteSession(tokenHash: hash) }
+            try QueueRepository(db).cancelQueue(player: player)
         }) { [self] connection, result in
             replies.answer(connection, ref, result.map { [:] })
         }
@@ -215,9 +218,9 @@ final class Sessions: @unchecked Sendable {
         let instance = self.instance
         jobs.database(for: nil, { db -> String? in
             // A connection on another live instance keeps the player present there.
-            if try db.markAbsent(player: player, instance: instance) { return nil }
-            try db.cancelQueue(player: player)
-            return try db.liveDuel(player: player)?.duelID
+            if try PlayerRepository(db).markAbsent(player: player, instance: instance) { return nil }
+            try QueueRepository(db).cancelQueue(player: player)
+            return try DuelRepository(db).liveDuel(player: player)?.duelID
         }) { [self] _, result in
             guard case .success(let duel?) = result else { return }
             delivery.submitAndApply(.disconnected(player: player, atMs: now), to: duel)

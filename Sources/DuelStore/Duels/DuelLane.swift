@@ -129,7 +129,7 @@ final class DuelLane: Sendable {
             for duel in seeds { lane.cache.remember(duel, version: 0) }
             lane.announces = afterBatch.announcing.withLock { $0 }
             for group in shardGroups(of: items) {
-                let results = connection.applyInputs(group.map { items[$0] }, lane: &lane)
+                let results = DuelRepository(connection).applyInputs(group.map { items[$0] }, lane: &lane)
                 for (index, result) in zip(group, results) { completions[index](result) }
             }
             afterBatch.run()

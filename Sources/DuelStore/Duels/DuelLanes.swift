@@ -9,7 +9,7 @@ import Synchronization
 /// A duel always uses the same lane (its id's hash picks it), so its inputs keep
 /// their order. Each lane commits once per round: it takes every input that
 /// arrived while the previous round was committing, applies them in one
-/// transaction (``PGConnection/applyInputs(_:)``), then calls each input's
+/// transaction (``DuelRepository/applyInputs(_:lane:)``), then calls each input's
 /// completion. Under light load a round holds one input; under heavy load the
 /// rounds grow, and the cost of a commit is shared.
 ///

@@ -157,8 +157,8 @@ struct DuelWrites {
         if !finished.isEmpty {
             try connection.query("DELETE FROM live_duel_players WHERE duel_id = ANY(\(PGArray(finished))::uuid[])")
         }
-        try connection.storeRatings(completions)
-        if !practiceFinished.isEmpty { try connection.countPractice(duels: practiceFinished) }
+        try DuelRepository(connection).storeRatings(completions)
+        if !practiceFinished.isEmpty { try DuelRepository(connection).countPractice(duels: practiceFinished) }
         // After ratings (giant slayer reads them) and practice (learned mistakes count).
         let notifications = progress.isEmpty ? [] : try progress.write(on: connection)
         if !left.isEmpty {
@@ -168,7 +168,7 @@ struct DuelWrites {
                  WHERE l.player_id = g.player AND l.duel_id = g.duel
                 """)
         }
-        if !roomFinished.isEmpty { try connection.announceRooms(ofGames: roomFinished) }
+        if !roomFinished.isEmpty { try RoomRepository(connection).announceRooms(ofGames: roomFinished) }
         return notifications
     }
 }

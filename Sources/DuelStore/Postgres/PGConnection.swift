@@ -6,6 +6,12 @@ import Glibc
 /// Every call blocks that thread until Postgres answers, so a connection lives
 /// on a ``DatabasePool`` worker thread (or a test's own thread), never on the
 /// libwebsockets thread or inside the Swift concurrency pool.
+///
+/// It is the thin libpq wrapper (issue 22): connect, queries with binds, rows, transactions,
+/// LISTEN notifications and errors, and no table. The domain's queries live in the
+/// repositories that take a connection (``DuelRepository``, ``QueueRepository``,
+/// ``PlayerRepository``, ``RoomRepository``, ``QuizRepository``, ``ProgressRepository``,
+/// ``ReportRepository``), so the one object every thread holds does not grow with the rules.
 public final class PGConnection {
     private var handle: OpaquePointer?
     /// Statement names by SQL text: every query is prepared once per connection,

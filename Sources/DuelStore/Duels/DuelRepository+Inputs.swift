@@ -1,7 +1,7 @@
 import DuelCore
 import Foundation
 
-extension PGConnection {
+extension DuelRepository {
     /// Applies a batch of inputs to their duels in one transaction, and returns one
     /// result per item, in the items' order: the duel's update, or nil for an unknown duel.
     ///
@@ -20,7 +20,7 @@ extension PGConnection {
         do {
             // `lane` is read, not copied, inside: a copy alive at the cache's update below would
             // copy the whole cache.
-            let (updates, states) = try transaction { connection in try connection.applyOnce(items, lane: lane) }
+            let (updates, states) = try db.transaction { _ in try applyOnce(items, lane: lane) }
             for (duel, version) in states.values { lane.cache.remember(duel, version: version) }
             return updates.map { .success($0) }
         } catch {
@@ -52,7 +52,7 @@ extension PGConnection {
         var stale: [String] = []
         var now: String?
         if !ids.isEmpty {
-            for row in try query("""
+            for row in try db.query("""
                 SELECT id::text AS id, inputs, bank_id, now()::text AS now FROM duels
                  WHERE id = ANY(\(PGArray(ids))::uuid[]) ORDER BY id FOR UPDATE
                 """) {
@@ -89,7 +89,7 @@ extension PGConnection {
         }
         // Each notification goes with the completing update of its player's duel (or of any
         // completed duel, for a quiz's author who did not play): the server routes it by player.
-        for payload in try writes.write(on: self, now: now, announces: lane.announces) {
+        for payload in try writes.write(on: db, now: now, announces: lane.announces) {
             guard let player = PlayerEventNotification(payload: payload)?.players.first,
                   let index = updates.lastIndex(where: { $0?.players.contains(player) == true && $0?.finished == true })
                     ?? updates.lastIndex(where: { $0?.finished == true })
@@ -104,13 +104,13 @@ extension PGConnection {
     func rebuildDuels(_ ids: [String]) throws -> [String: (duel: Duel, version: Int)] {
         guard !ids.isEmpty else { return [:] }
         var rebuilt: [String: (duel: Duel, version: Int)] = [:]
-        for row in try query("""
+        for row in try db.query("""
             SELECT id::text AS id, base_state::text AS base FROM duels WHERE id = ANY(\(PGArray(ids))::uuid[])
             """) {
             let text = try row.string("base")
             rebuilt[try row.string("id")] = (try JSONDecoder().decode(Duel.self, from: Data(text.utf8)), 0)
         }
-        for row in try query("""
+        for row in try db.query("""
             SELECT duel_id::text AS duel, n, kind, player_id::text AS player, question_index, choice, at_ms,
                    choices, answer_text, answer_number
               FROM duel_inputs WHERE duel_id = ANY(\(PGArray(ids))::uuid[]) ORDER BY duel_id, n
@@ -126,17 +126,5 @@ extension PGConnection {
             rebuilt[id] = entry
         }
         return rebuilt
-    }
-}
-
-extension PGRow {
-    /// The answer stored in the columns `choice`, `choices` (or `choicesColumn`), `answer_text`
-    /// and `answer_number` (at most one is set); nil when none is.
-    func submission(choicesColumn: String = "choices") throws -> Submission? {
-        if let choice = optionalString("choice").flatMap({ Int($0) }) { return .choice(choice) }
-        if optionalString(choicesColumn) != nil { return .choices(try textArray(choicesColumn).compactMap { Int($0) }) }
-        if let text = optionalString("answer_text") { return .text(text) }
-        if optionalString("answer_number") != nil { return .number(try double("answer_number")) }
-        return nil
     }
 }

@@ -8,7 +8,7 @@ import DuelCore
 ///
 /// These events are not stored: a client that was away asks again (the room comes with
 /// `auth`'s follow-up events, challenges with `challenges`).
-extension PGConnection {
+extension RoomRepository {
     public static let playerEventsChannel = "player_events"
 
     /// Announces `text` to `players` at the caller's commit. Postgres limits a payload to
@@ -17,27 +17,14 @@ extension PGConnection {
         var seen = Set<PlayerID>()
         let unique = players.filter { seen.insert($0).inserted }
         guard !unique.isEmpty else { return }
-        try query("SELECT pg_notify(\(Self.playerEventsChannel), \(unique.joined(separator: ",") + "\n" + text))")
+        try db.query("SELECT pg_notify(\(Self.playerEventsChannel), \(unique.joined(separator: ",") + "\n" + text))")
     }
 }
 
-extension PGConnection {
+extension RoomRepository {
     /// Announces ready-made `player_events` payloads (notifications a game granted whose player
     /// is held by another instance), in one statement.
     public func announcePlayerEvents(_ payloads: [String]) throws {
-        try query("SELECT pg_notify(\(Self.playerEventsChannel), p) FROM unnest(\(PGArray(payloads.map { Optional($0) }))::text[]) AS p")
-    }
-}
-
-/// A `player_events` payload, parsed.
-public struct PlayerEventNotification: Sendable, Equatable {
-    public let players: [PlayerID]
-    public let text: String
-
-    public init?(payload: String) {
-        guard let newline = payload.firstIndex(of: "\n") else { return nil }
-        players = payload[..<newline].split(separator: ",").map(String.init)
-        text = String(payload[payload.index(after: newline)...])
-        guard !players.isEmpty, !text.isEmpty else { return nil }
+        try db.query("SELECT pg_notify(\(Self.playerEventsChannel), p) FROM unnest(\(PGArray(payloads.map { Optional($0) }))::text[]) AS p")
     }
 }

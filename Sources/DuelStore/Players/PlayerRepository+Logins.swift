@@ -1,30 +1,15 @@
 import DuelCore
 
-/// The login throttle's bounds (PROTOCOL.md: failed logins).
-public struct LoginLimits: Sendable {
-    public var perUsername = 5
-    public var perAddress = 20
-    public var windowSeconds = 300
-    public init() {}
-}
-
-public enum LoginAttempt: Sendable {
-    /// Too many recent failures for the username or the address.
-    case throttled
-    /// Go on: verify the password against these credentials (nil: no such player).
-    case proceed((id: PlayerID, passwordHash: String)?)
-}
-
 /// The login throttle, kept in `login_failures` (migration 007) so that N instances
 /// share one count.
-extension PGConnection {
+extension PlayerRepository {
     /// A login attempt as it arrives: refused while the username or the address has too
     /// many recent failures; otherwise counted against both (as a failure until
     /// ``loginSucceeded(username:)`` clears it) and answered with the credentials to
     /// verify. Advisory locks on the two keys make concurrent attempts, from any
     /// instance, count one after the other. Keys use the lookup's own `lower()`.
     public func loginAttempt(username: String, address: String, limits: LoginLimits) throws -> LoginAttempt {
-        try transaction { db in
+        try db.transaction { db in
             try db.query("""
                 SELECT pg_advisory_xact_lock(hashtext('u:' || lower(\(username)))),
                        pg_advisory_xact_lock(hashtext('a:' || \(address)))
@@ -52,11 +37,11 @@ extension PGConnection {
 
     /// The password was right: the username's failures (this attempt's included) go.
     public func loginSucceeded(username: String) throws {
-        try query("DELETE FROM login_failures WHERE key = 'u:' || lower(\(username))")
+        try db.query("DELETE FROM login_failures WHERE key = 'u:' || lower(\(username))")
     }
 
     /// Forgets failures older than the window (the health job, every second).
     public func forgetOldLoginFailures(windowSeconds: Int) throws {
-        try query("DELETE FROM login_failures WHERE at < now() - make_interval(secs => \(windowSeconds))")
+        try db.query("DELETE FROM login_failures WHERE at < now() - make_interval(secs => \(windowSeconds))")
     }
 }

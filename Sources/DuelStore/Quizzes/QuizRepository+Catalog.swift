@@ -1,7 +1,7 @@
 import DuelCore
 
 /// The catalog of published quizzes, players' libraries, votes and reports (issue 13).
-extension PGConnection {
+extension QuizRepository {
     /// Published quizzes matching `query`, a page of them; the offset of the next page when
     /// there is one.
     public func catalog(_ query: CatalogQuery, viewer: PlayerID) throws -> (quizzes: [Quiz], next: Int?) {
@@ -15,7 +15,7 @@ extension PGConnection {
             "%" + search.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
                 .replacingOccurrences(of: "_", with: "\\_") + "%"
         }
-        let rows = try self.query("""
+        let rows = try db.query("""
             SELECT \(unsafeRaw: Quiz.columns(viewer: viewer)) FROM banks b JOIN players p ON p.id = b.owner_id
              WHERE b.published_at IS NOT NULL AND b.retired_at IS NULL
                AND (\(pattern)::text IS NULL OR b.title ILIKE \(pattern) OR b.description ILIKE \(pattern))
@@ -37,8 +37,8 @@ extension PGConnection {
 
     /// Saves ("downloads") a quiz into the player's library; saving it again changes nothing.
     public func saveQuiz(slug: String, player: PlayerID) throws -> Quiz {
-        try transaction { db in
-            guard let quiz = try db.visibleQuiz(slug, viewer: player), quiz.publishedAtMs != nil || quiz.owner.id == player
+        try db.transaction { db in
+            guard let quiz = try visibleQuiz(slug, viewer: player), quiz.publishedAtMs != nil || quiz.owner.id == player
             else { throw StoreError(.unknownBank, "no such quiz") }
             try db.query("""
                 WITH saved AS (
@@ -46,13 +46,13 @@ extension PGConnection {
                     ON CONFLICT DO NOTHING RETURNING bank_id)
                 UPDATE banks SET saves = saves + 1 WHERE id IN (SELECT bank_id FROM saved)
                 """)
-            return try db.quiz(slug: slug, viewer: player)!
+            return try self.quiz(slug: slug, viewer: player)!
         }
     }
 
     /// Takes a quiz out of the player's library; one that is not in it changes nothing.
     public func unsaveQuiz(slug: String, player: PlayerID) throws {
-        try query("""
+        try db.query("""
             WITH gone AS (
                 DELETE FROM quiz_saves s USING banks b
                  WHERE b.slug = \(slug) AND s.bank_id = b.id AND s.player_id = \(player)::uuid
@@ -63,7 +63,7 @@ extension PGConnection {
 
     /// The player's saved quizzes, last saved first (deleted ones drop out).
     public func library(player: PlayerID) throws -> [Quiz] {
-        try query("""
+        try db.query("""
             SELECT \(unsafeRaw: Quiz.columns(viewer: player)) FROM quiz_saves s
               JOIN banks b ON b.id = s.bank_id JOIN players p ON p.id = b.owner_id
              WHERE s.player_id = \(player)::uuid AND b.retired_at IS NULL
@@ -75,13 +75,13 @@ extension PGConnection {
     /// published (not by its owner); a question when the player could have played it (an
     /// operator bank's, or a published quiz's not their own). Returns the new counts.
     public func rate(_ target: RateTarget, value: Int, player: PlayerID) throws -> JSONValue {
-        try transaction { db in
+        try db.transaction { db in
             // Serializes one player's votes, so the old vote read below stays theirs.
             try db.query("SELECT 1 FROM players WHERE id = \(player)::uuid FOR NO KEY UPDATE")
             let table: String, column: String, subject: Int64
             switch target {
             case .quiz(let slug):
-                guard let quiz = try db.visibleQuiz(slug, viewer: player), quiz.publishedAtMs != nil else {
+                guard let quiz = try visibleQuiz(slug, viewer: player), quiz.publishedAtMs != nil else {
                     throw StoreError(.unknownBank, "no such quiz")
                 }
                 guard quiz.owner.id != player else { throw StoreError(.badRequest, "quiz: you cannot rate your own quiz") }
@@ -130,7 +130,7 @@ extension PGConnection {
 
     /// A live quiz `viewer` may see: published, their own, or saved by them.
     func visibleQuiz(_ slug: String, viewer: PlayerID) throws -> Quiz? {
-        try query("""
+        try db.query("""
             SELECT \(unsafeRaw: Quiz.columns(viewer: viewer)) FROM banks b JOIN players p ON p.id = b.owner_id
              WHERE b.slug = \(slug) AND b.retired_at IS NULL
                AND (\(unsafeRaw: BankSummary.visible("b", to: viewer))

@@ -1,11 +1,11 @@
 import DuelCore
 
-extension PGConnection {
+extension ProgressRepository {
     /// A bank's ratings, best first (`leaderboard` op). Players who never finished a duel there are not listed.
     /// A quiz `viewer` may not see is `unknown_bank`, as a missing one.
     public func leaderboard(bank slug: String, limit: Int, viewer: PlayerID? = nil) throws -> [JSONValue] {
-        let bank = try visibleBank(slug: slug, viewer: viewer)
-        return try query("""
+        let bank = try QuizRepository(db).visibleBank(slug: slug, viewer: viewer)
+        return try db.query("""
             SELECT p.id::text AS id, p.username, r.rating, r.games, r.wins
               FROM ratings r JOIN players p ON p.id = r.player_id
              WHERE r.bank_id = \(bank.id) AND r.games > 0
@@ -23,7 +23,7 @@ extension PGConnection {
 
     /// The player's finished duels, newest first (`history` op): each the final record of the duel.
     public func history(player: PlayerID, limit: Int) throws -> [JSONValue] {
-        try query("""
+        try db.query("""
             SELECT e.record::text AS record
               FROM duels d JOIN duel_events e ON e.duel_id = d.id AND e.seq = d.last_seq
              WHERE (d.player_a = \(player)::uuid OR d.player_b = \(player)::uuid
@@ -37,7 +37,7 @@ extension PGConnection {
     /// Questions the player missed (wrong or unanswered) in finished games against others,
     /// newest first, less those practice taught (`mistakes` op).
     public func mistakes(player: PlayerID, limit: Int) throws -> [JSONValue] {
-        try query("""
+        try db.query("""
             SELECT \(unsafeRaw: DuelQuestion.columns("q")), n.choice, n.choices AS picked, n.answer_text, n.answer_number,
                    n.duel_id::text AS duel
               FROM mistakes_notebook n JOIN questions q ON q.id = n.question_id
@@ -71,19 +71,12 @@ extension PGConnection {
     /// finished game against others, that `is_learned` (bank practice of questions never
     /// missed does not count).
     public func learnedCount(player: PlayerID) throws -> Int {
-        try query("""
+        try db.query("""
             SELECT count(*) AS n FROM practice_progress p
              WHERE p.player_id = \(player)::uuid
                AND EXISTS (SELECT 1 FROM missed_questions m
                             WHERE m.player_id = p.player_id AND m.question_id = p.question_id
                               AND is_learned(p.learned_at, m.finished_at))
             """)[0].int("n")
-    }
-
-    /// Live duels (for metrics).
-    public func liveDuelCount() throws -> Int {
-        // The live markers (a small table, where counting `duels` would scan every duel ever
-        // played), one per player: a duel has two and a practice game one.
-        try query("SELECT count(DISTINCT duel_id) AS n FROM live_duel_players")[0].int("n")
     }
 }

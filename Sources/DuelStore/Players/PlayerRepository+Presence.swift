@@ -2,13 +2,13 @@ import DuelCore
 
 /// Presence across instances (migration 008): which live instances hold a connection
 /// of each player, and the reaping of dead instances.
-extension PGConnection {
+extension PlayerRepository {
     /// This instance holds a connection of `player` now. Returns whether another live
     /// instance holds one too; then it is told (NOTIFY `presence_shared`, payload the
     /// player), so that each announces the player's duel events to the other.
     @discardableResult
     public func markPresent(player: PlayerID, instance: String, aliveWithinMs: Int64 = 3_000) throws -> Bool {
-        let row = try query("""
+        let row = try db.query("""
             WITH here AS (
                 INSERT INTO presence (player_id, instance) VALUES (\(player)::uuid, \(instance)) ON CONFLICT DO NOTHING),
             -- Back in time: a room member stays in the room.
@@ -25,7 +25,7 @@ extension PGConnection {
               FROM elsewhere
             """)[0]
         // Room members see each other's `connected` in the lobby.
-        if let room = row["back_in_room"].flatMap({ Int64($0) }) { try announceRoom(id: room) }
+        if let room = row["back_in_room"].flatMap({ Int64($0) }) { try RoomRepository(db).announceRoom(id: room) }
         return try row.bool("shared")
     }
 
@@ -33,7 +33,7 @@ extension PGConnection {
     /// while it was alive, e.g. a long stall).
     public func markPresent(players: [PlayerID], instance: String) throws {
         guard !players.isEmpty else { return }
-        try query("""
+        try db.query("""
             WITH here AS (
                 INSERT INTO presence (player_id, instance)
                 SELECT p, \(instance) FROM unnest(\(PGArray(players.map { Optional($0) }))::uuid[]) AS p
@@ -48,7 +48,7 @@ extension PGConnection {
     /// instance (heartbeat within `aliveWithinMs`) still holds one. When none does, a room
     /// member's absence starts counting (``leaveGoneMembers(afterMs:nowMs:)``).
     public func markAbsent(player: PlayerID, instance: String, aliveWithinMs: Int64 = 3_000) throws -> Bool {
-        let row = try query("""
+        let row = try db.query("""
             WITH gone AS (DELETE FROM presence WHERE player_id = \(player)::uuid AND instance = \(instance) RETURNING 1),
             -- The queue entry no longer belongs to this instance: if the player is still connected
             -- elsewhere, their duel must be announced (see claimPairs), and this instance's death
@@ -66,7 +66,7 @@ extension PGConnection {
                 RETURNING room_id)
             SELECT elsewhere, (SELECT room_id FROM away) AS away_from_room FROM found
             """)[0]
-        if let room = row["away_from_room"].flatMap({ Int64($0) }) { try announceRoom(id: room) }
+        if let room = row["away_from_room"].flatMap({ Int64($0) }) { try RoomRepository(db).announceRoom(id: room) }
         return try row.bool("elsewhere")
     }
 
@@ -76,7 +76,7 @@ extension PGConnection {
     /// more: their presence must be reported gone. One caller wins each dead instance
     /// (the DELETE), so the report is made once.
     public func reapDeadInstances(deadAfterMs: Int64 = 10_000) throws -> [(player: PlayerID, duel: String)] {
-        try transaction { db in
+        try db.transaction { db in
             let orphans = try db.query("""
                 WITH dead AS (
                     DELETE FROM instances WHERE heartbeat_at < now() - make_interval(secs => \(deadAfterMs) / 1000.0)
@@ -110,5 +110,16 @@ extension PGConnection {
                  WHERE player_id = ANY(\(PGArray(orphans))::uuid[])
                 """).map { (try $0.string("player"), try $0.string("duel")) }
         }
+    }
+
+    /// Of `players`, those no live instance holds a connection of: a new game must start
+    /// their abandonment clock (``DuelInput/disconnected(player:atMs:)``).
+    public func absent(_ players: [PlayerID], aliveWithinMs: Int64 = 3_000) throws -> [PlayerID] {
+        try db.query("""
+            SELECT p::text AS player FROM unnest(\(PGArray(players.map { Optional($0) }))::uuid[]) AS p
+             WHERE NOT EXISTS (SELECT 1 FROM presence x JOIN instances i ON i.id = x.instance
+                                WHERE x.player_id = p
+                                  AND i.heartbeat_at > now() - make_interval(secs => \(aliveWithinMs) / 1000.0))
+            """).map { try $0.string("player") }
     }
 }

@@ -1,11 +1,11 @@
-extension PGConnection {
+extension PlayerRepository {
     /// Records that instance `id` is alive, and returns how many other instances
     /// heartbeated within `aliveWithinMs`, and whether the row had to be created (at
     /// start, or after other instances reaped it as dead: ``reapDeadInstances(deadAfterMs:)``).
     public func heartbeat(instance id: String, aliveWithinMs: Int64 = 3_000) throws -> (peers: Int, created: Bool) {
         // `excluded.heartbeat_at` is the column's default, now(): Citus refuses a function call
         // in an upsert's SET.
-        let row = try query("""
+        let row = try db.query("""
             WITH beat AS (
                 INSERT INTO instances (id) VALUES (\(id)) ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
                 RETURNING (xmax = 0) AS created)
@@ -20,6 +20,6 @@ extension PGConnection {
     /// any live instance, or this one's successor) removes its presence rows and queue
     /// entries and reports its players gone from their duels, as after a crash.
     public func retire(instance id: String) throws {
-        try query("UPDATE instances SET heartbeat_at = '-infinity' WHERE id = \(id)")
+        try db.query("UPDATE instances SET heartbeat_at = '-infinity' WHERE id = \(id)")
     }
 }

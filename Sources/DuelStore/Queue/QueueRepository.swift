@@ -1,6 +1,16 @@
 import DuelCore
 
-extension PGConnection {
+/// The match queue (issue 22): joining and leaving it, the matcher's claims of pairs, its
+/// lengths for metrics, and the eviction of waiters whose bank can no longer start a duel.
+/// Runs on the connection it is given and keeps no state.
+public struct QueueRepository {
+    /// The connection every query runs on.
+    let db: PGConnection
+
+    public init(_ db: PGConnection) {
+        self.db = db
+    }
+
     /// Puts a player in a bank's queue; returns the enqueue time (ms since 1970).
     ///
     /// Refuses with `unknown_bank`, `bank_empty` (fewer than `questionsNeeded`
@@ -12,7 +22,7 @@ extension PGConnection {
     /// check and write happens in it, and a second request of the same player
     /// racing this one finds the queue's primary key taken.
     public func enqueue(player: PlayerID, bank slug: String, questionsNeeded: Int = 1, instance: String = "") throws -> Int64 {
-        let row = try query("""
+        let row = try db.query("""
             WITH b AS (
                 SELECT id, (SELECT count(*) FROM (SELECT 1 FROM questions q WHERE q.bank_id = banks.id AND q.active
                                                   LIMIT \(questionsNeeded)) enough) AS active
@@ -52,12 +62,12 @@ extension PGConnection {
     /// Removes the player's queue entry; false when there was none (already matched).
     @discardableResult
     public func cancelQueue(player: PlayerID) throws -> Bool {
-        try !query("DELETE FROM match_queue WHERE player_id = \(player)::uuid RETURNING 1").isEmpty
+        try !db.query("DELETE FROM match_queue WHERE player_id = \(player)::uuid RETURNING 1").isEmpty
     }
 
     /// Ids of the banks that have at least two waiting players.
     public func banksWithWaitingPairs() throws -> [Int] {
-        try query("SELECT bank_id FROM match_queue GROUP BY bank_id HAVING count(*) >= 2 ORDER BY bank_id").map { try $0.int("bank_id") }
+        try db.query("SELECT bank_id FROM match_queue GROUP BY bank_id HAVING count(*) >= 2 ORDER BY bank_id").map { try $0.int("bank_id") }
     }
 
     /// The metrics' label under which every player's quiz is summed (a slug cannot start with `_`).
@@ -68,7 +78,7 @@ extension PGConnection {
     /// private quizzes included (issue 23).
     public func queueLengths() throws -> [String: Int] {
         var lengths: [String: Int] = [:]
-        for row in try query("""
+        for row in try db.query("""
             SELECT CASE WHEN b.owner_id IS NULL THEN b.slug ELSE \(Self.playerQuizzesLabel) END AS slug,
                    count(q.player_id) AS n
               FROM banks b LEFT JOIN match_queue q ON q.bank_id = b.id
@@ -96,7 +106,7 @@ extension PGConnection {
         shared: Set<PlayerID> = [],
         instance: String = ""
     ) throws -> [DuelUpdate] {
-        try transaction { connection in
+        try db.transaction { connection in
             let rows = try connection.query("""
                 SELECT player_id::text AS player, rating, instance, \(unsafeRaw: SQLTime.ms("enqueued_at")) AS at,
                        \(unsafeRaw: SQLTime.ms("clock_timestamp()")) AS now
@@ -138,7 +148,7 @@ extension PGConnection {
             // Another instance must hear of a duel unless this one holds both players (the
             // queue rows say where each waits) and neither is also connected elsewhere.
             let instances = Dictionary(entries.map { ($0.player, $0.instance) }, uniquingKeysWith: { first, _ in first })
-            let created = try connection.createGames(
+            let created = try DuelRepository(connection).createGames(
                 bankID: bankID, games: games, mode: .ranked, configuration: configuration, nowMs: nowMs,
                 announce: { game in
                     instance.isEmpty
@@ -150,14 +160,14 @@ extension PGConnection {
     }
 }
 
-extension PGConnection {
+extension QueueRepository {
     /// Removes the waiters of every bank whose active questions fell below what a duel
     /// needs (an operator deactivated them after the players queued), and tells every
     /// instance on channel `queue_evictions` (payload `<slug>:<player>,<player>…`), whose
     /// listeners tell their own players. Returns the evicted players by bank slug.
     @discardableResult
     public func evictWaitersOfShortBanks(questionsNeeded: Int) throws -> [String: [PlayerID]] {
-        let rows = try query("""
+        let rows = try db.query("""
             WITH short AS (
                 SELECT b.id, b.slug FROM banks b
                  WHERE EXISTS (SELECT 1 FROM match_queue q WHERE q.bank_id = b.id)
@@ -177,7 +187,7 @@ extension PGConnection {
             // 37 bytes per player: 150 per payload stays under Postgres's 8000-byte limit.
             for start in stride(from: 0, to: players.count, by: 150) {
                 let chunk = players[start..<min(players.count, start + 150)]
-                try query("SELECT pg_notify('queue_evictions', \(slug + ":" + chunk.joined(separator: ",")))")
+                try db.query("SELECT pg_notify('queue_evictions', \(slug + ":" + chunk.joined(separator: ",")))")
             }
         }
         return evicted

@@ -1,7 +1,20 @@
 import DuelCore
 import Foundation
 
-extension PGConnection {
+/// The duels' queries (issue 22): creating games, reading their events and players, the lanes'
+/// group commit of inputs (``applyInputs(_:lane:)``), what finished games write beside their
+/// rows, practice, and operators' end requests (`duel_commands`) with the hourly upkeep.
+///
+/// Like every repository it runs on the connection it is given (the caller's transaction, if
+/// any) and keeps no state of its own, so one is made per use.
+public struct DuelRepository {
+    /// The connection every query runs on.
+    let db: PGConnection
+
+    public init(_ db: PGConnection) {
+        self.db = db
+    }
+
     /// Creates games of one bank, inside the caller's transaction: multi-row statements for
     /// the duel rows, their questions, the live-duel markers and the `init` events, and
     /// NOTIFYs for all. Each game's questions are drawn at random unless `questionSets`
@@ -15,7 +28,7 @@ extension PGConnection {
         announce: ([PlayerID]) -> Bool = { _ in true }
     ) throws -> [(update: DuelUpdate, duel: Duel)] {
         guard !games.isEmpty else { return [] }
-        guard let bank = try query("SELECT slug FROM banks WHERE id = \(bankID)").first else {
+        guard let bank = try db.query("SELECT slug FROM banks WHERE id = \(bankID)").first else {
             throw StoreError(.unknownBank)
         }
         let slug = try bank.string("slug")
@@ -24,7 +37,7 @@ extension PGConnection {
         // plan probes the primary key: `id = ANY(…)` was planned as a scan of every player
         // (1.8 ms per matcher batch among 20,000 accounts, pg_stat_statements).
         var players: [PlayerID: DuelPlayer] = [:]
-        for row in try query("""
+        for row in try db.query("""
             SELECT p.id::text AS id, p.username, coalesce(r.rating, 1500) AS rating,
                    coalesce(r.deviation, 350) AS deviation, coalesce(r.volatility, 0.06) AS volatility
               FROM unnest(\(PGArray(ids))::uuid[]) AS wanted(id)
@@ -45,7 +58,7 @@ extension PGConnection {
         var questionRows: (duels: [String?], indexes: [String?], questions: [String?]) = ([], [], [])
         let encoder = JSONEncoder()
         let draws = try questionSets
-            ?? drawQuestionSets(bankID: bankID, count: configuration.questionCount, sets: games.count)
+            ?? QuizRepository(db).drawQuestionSets(bankID: bankID, count: configuration.questionCount, sets: games.count)
         for (game, questions) in zip(games, draws) {
             let seated = game.compactMap { players[$0] }
             guard seated.count == game.count else { throw StoreError(.badRequest, "unknown player") }
@@ -73,7 +86,7 @@ extension PGConnection {
                 duelID: id, seq: duel.seq, players: game, outcome: step.outcome, events: events,
                 nextDeadlineMs: duel.nextDeadlineMs, finished: false, created: duel), duel))
         }
-        try query("""
+        try db.query("""
             WITH new_duels AS (
                 INSERT INTO duels (id, bank_id, player_a, player_b, more_players, state, base_state, last_seq,
                                    next_deadline_ms, questions_opened, mode, room_id, rematch_of)
@@ -99,19 +112,19 @@ extension PGConnection {
                 RETURNING 1)
             SELECT count(*) AS n FROM live
             """)
-        try query("""
+        try db.query("""
             INSERT INTO duel_questions (duel_id, question_index, question_id)
             SELECT * FROM unnest(\(PGArray(questionRows.duels))::uuid[], \(PGArray(questionRows.indexes))::int[],
                                  \(PGArray(questionRows.questions))::bigint[])
             """)
-        try writes.write(on: self)
+        try writes.write(on: db)
         return created
     }
 
     /// The stored events of a duel with `seq > afterSeq`, in order.
     public func events(duel id: String, afterSeq: Int, upToSeq: Int = Int(Int32.max)) throws -> [StoredEvent] {
         guard UUIDText.isValid(id) else { return [] }
-        return try query("""
+        return try db.query("""
             SELECT seq, kind, at_ms, record::text AS record FROM duel_events
              WHERE duel_id = \(id)::uuid AND seq > \(afterSeq) AND seq <= \(upToSeq) ORDER BY seq
             """).map { row in
@@ -127,7 +140,7 @@ extension PGConnection {
         let valid = duels.filter { UUIDText.isValid($0.duelID) }
         guard !valid.isEmpty else { return [:] }
         var found: [String: (players: [PlayerID], events: [StoredEvent])] = [:]
-        for row in try query("""
+        for row in try db.query("""
             SELECT d.id::text AS duel, d.player_a::text AS a, d.player_b::text AS b, d.more_players::text AS more,
                    e.seq, e.kind, e.at_ms, e.record::text AS record
               FROM unnest(\(PGArray(valid.map(\.duelID)))::uuid[], \(PGArray(valid.map { Int64($0.afterSeq) }))::int[]) AS w(id, after)
@@ -148,7 +161,7 @@ extension PGConnection {
     /// The players of a duel (one to four), or nil for an unknown duel.
     public func duelPlayers(id: String) throws -> [PlayerID]? {
         guard UUIDText.isValid(id) else { return nil }
-        return try query(
+        return try db.query(
             "SELECT player_a::text AS a, player_b::text AS b, more_players::text AS more FROM duels WHERE id = \(id)::uuid")
             .first.map { try $0.seats() }
     }
@@ -157,10 +170,10 @@ extension PGConnection {
     public func liveDuel(player: PlayerID) throws -> StoredEvent? {
         // Two probes, not a join: on Citus the marker lives on the player's shard and the duel on
         // its own, and Citus would repartition both tables to join them.
-        guard let marker = try query("""
+        guard let marker = try db.query("""
             SELECT duel_id::text AS id FROM live_duel_players WHERE player_id = \(player)::uuid
             """).first,
-              let row = try query("""
+              let row = try db.query("""
             SELECT id::text AS id, last_seq FROM duels WHERE id = \(try marker.string("id"))::uuid
             """).first else { return nil }
         let id = try row.string("id")
@@ -172,7 +185,7 @@ extension PGConnection {
     public func dueDuels(nowMs: Int64, limit: Int = 200) throws -> [String] {
         // Through the live markers (a small table) and the primary key: `duels`
         // keeps no index on the deadline, which changes with nearly every step.
-        try query("""
+        try db.query("""
             SELECT d.id::text AS id FROM duels d
              WHERE d.id IN (SELECT duel_id FROM live_duel_players)
                AND d.state <> 'finished' AND d.next_deadline_ms <= \(nowMs)
@@ -182,22 +195,18 @@ extension PGConnection {
 
     /// Live duels with their next deadline (to rebuild timers after a restart).
     public func liveDuelDeadlines() throws -> [(id: String, deadlineMs: Int64)] {
-        try query("""
+        try db.query("""
             SELECT d.id::text AS id, d.next_deadline_ms FROM duels d
              WHERE d.id IN (SELECT duel_id FROM live_duel_players) AND d.state <> 'finished'
             """).map {
             (try $0.string("id"), try $0.int64("next_deadline_ms"))
         }
     }
-}
 
-extension PGRow {
-    /// A duel's players from its `a`, `b` and `more` columns (practice has no `b`; only a
-    /// room's game of three or four has `more`).
-    func seats() throws -> [PlayerID] {
-        let first = try string("a")
-        guard let second = optionalString("b") else { return [first] }
-        guard optionalString("more") != nil else { return [first, second] }
-        return [first, second] + (try textArray("more"))
+    /// Live duels (for metrics).
+    public func liveDuelCount() throws -> Int {
+        // The live markers (a small table, where counting `duels` would scan every duel ever
+        // played), one per player: a duel has two and a practice game one.
+        try db.query("SELECT count(DISTINCT duel_id) AS n FROM live_duel_players")[0].int("n")
     }
 }

@@ -1,23 +1,14 @@
 import DuelCore
 
-/// What `rematch {duel_id}` did.
-public enum RematchResult: Sendable {
-    /// The player's offer stands until `expiresAtMs`; the opponent got a `rematch` event.
-    case offered(expiresAtMs: Int64)
-    /// Both asked in time: a new ranked duel of the same bank and players (`absent`: those
-    /// no instance holds, whose abandonment clocks must start).
-    case started(DuelUpdate, absent: [PlayerID])
-}
-
 /// Rematch after a ranked duel (migration 012): when both players ask within the window, a
 /// new ranked duel starts. Offers live in `rematch_offers`; `duels.rematch_of` is unique, so
 /// one duel is rematched at most once however the two requests interleave.
-extension PGConnection {
+extension RoomRepository {
     public func rematch(
         player: PlayerID, duel id: String, windowMs: Int64, configuration: DuelConfiguration, nowMs: Int64
     ) throws -> RematchResult {
         guard UUIDText.isValid(id) else { throw StoreError(.unknownDuel) }
-        return try transaction { db in
+        return try db.transaction { db in
             // The duel's row lock orders the two players' requests.
             guard let row = try db.query("""
                 SELECT player_a::text AS a, player_b::text AS b, more_players::text AS more, mode, state, bank_id,
@@ -44,8 +35,8 @@ extension PGConnection {
             // Both ask within the window after the end ("Continue"), not days later.
             guard try row.bool("recent") else { throw StoreError(.badRequest, "duel_id: too late for a rematch") }
             let opponent = players.first { $0 != player }!
-            try db.lockPlayers(players)
-            try db.checkFree(player)
+            try PlayerRepository(db).lockPlayers(players)
+            try checkFree(player)
             try db.query("DELETE FROM rematch_offers WHERE duel_id = \(id)::uuid AND expires_at <= now()")
             let waiting = try !db.query("""
                 SELECT 1 FROM rematch_offers WHERE duel_id = \(id)::uuid AND player_id = \(opponent)::uuid
@@ -57,27 +48,27 @@ extension PGConnection {
                     ON CONFLICT (duel_id, player_id) DO UPDATE SET expires_at = excluded.expires_at
                     RETURNING \(unsafeRaw: SQLTime.ms("expires_at")) AS at
                     """)[0].int64("at")
-                try db.notifyPlayers(players, Self.rematchEvent(
+                try notifyPlayers(players, Self.rematchEvent(
                     type: "INSERT", duel: id, from: player, state: "offered", expiresAtMs: expires, newDuel: nil,
                     nowMs: nowMs))
                 return .offered(expiresAtMs: expires)
             }
-            try db.checkFree([opponent], requester: player)
-            let created = try db.createGames(
+            try checkFree([opponent], requester: player)
+            let created = try DuelRepository(db).createGames(
                 bankID: try row.int("bank_id"), games: [players], mode: .ranked, configuration: configuration,
                 nowMs: nowMs, rematchOf: id)[0]
             try db.query("DELETE FROM rematch_offers WHERE duel_id = \(id)::uuid")
-            try db.notifyPlayers(players, Self.rematchEvent(
+            try notifyPlayers(players, Self.rematchEvent(
                 type: "UPDATE", duel: id, from: player, state: "accepted", expiresAtMs: nil,
                 newDuel: created.update.duelID, nowMs: nowMs))
-            return .started(created.update, absent: try db.absent(players))
+            return .started(created.update, absent: try PlayerRepository(db).absent(players))
         }
     }
 
     /// Offers past their window go, with an UPDATE (`expired`) to both players.
     @discardableResult
     public func expireRematchOffers(nowMs: Int64) throws -> Int {
-        try transaction { db in
+        try db.transaction { db in
             let expired = try db.query("""
                 WITH due AS (
                     DELETE FROM rematch_offers
@@ -90,7 +81,7 @@ extension PGConnection {
                   FROM due JOIN duels d ON d.id = due.duel_id
                 """)
             for row in expired {
-                try db.notifyPlayers(try row.seats(), Self.rematchEvent(
+                try notifyPlayers(try row.seats(), Self.rematchEvent(
                     type: "UPDATE", duel: try row.string("duel"), from: try row.string("player"), state: "expired",
                     expiresAtMs: try row.int64("at"), newDuel: nil, nowMs: nowMs))
             }

@@ -3,7 +3,7 @@ import Foundation
 
 /// Challenges by name (migration 012): made, accepted, declined, listed, expired.
 /// Each change announces the challenge's new state to both players at commit.
-extension PGConnection {
+extension RoomRepository {
     /// `challenge {username, bank}`. A second challenge of the same player in the same bank
     /// while one is pending returns the pending one. At most `perMinute` new challenges per
     /// challenger in any minute, and at most `receivedPerMinute` per target from everyone
@@ -13,7 +13,7 @@ extension PGConnection {
         from player: PlayerID, username: String, bank slug: String, ttlMs: Int64, perMinute: Int,
         receivedPerMinute: Int = 10, nowMs: Int64
     ) throws -> Challenge {
-        try transaction { db in
+        try db.transaction { db in
             guard let target = try db.query("""
                 SELECT id::text AS id FROM players WHERE lower(username) = lower(\(username)) AND disabled_at IS NULL
                 """).first.map({ try $0.string("id") }) else { throw StoreError(.unknownPlayer) }
@@ -24,7 +24,7 @@ extension PGConnection {
             let bankID = try bank.int("id")
             // Serializes the challenger's requests and those to the target, so the rate counts
             // below are exact (both locked in id order: no deadlock between two players).
-            try db.lockPlayers([player, target])
+            try PlayerRepository(db).lockPlayers([player, target])
             if let pending = try db.query("""
                 SELECT \(unsafeRaw: Challenge.columns) FROM challenges c \(unsafeRaw: Challenge.joins)
                  WHERE c.from_player = \(player)::uuid AND c.to_player = \(target)::uuid AND c.bank_id = \(bankID)
@@ -52,10 +52,10 @@ extension PGConnection {
                 VALUES (\(id)::uuid, \(player)::uuid, \(target)::uuid, \(bankID),
                         now() + make_interval(secs => \(ttlMs) / 1000.0))
                 """)
-            let made = try db.challenge(id: id)!
-            try db.notifyPlayers(made.players, made.event(type: "INSERT", nowMs: nowMs))
+            let made = try challenge(id: id)!
+            try notifyPlayers(made.players, made.event(type: "INSERT", nowMs: nowMs))
             // And a stored notification for the target (issue 14): their bell shows it later too.
-            try db.notify(made.to.id, kind: "challenge_received", [
+            try ProgressRepository(db).notify(made.to.id, kind: "challenge_received", [
                 "challenge_id": .string(made.id), "from": .string(made.from.username), "bank": .string(made.bank),
             ])
             return made
@@ -67,38 +67,38 @@ extension PGConnection {
     public func acceptChallenge(
         player: PlayerID, id: String, configuration: DuelConfiguration, nowMs: Int64
     ) throws -> (challenge: Challenge, update: DuelUpdate, absent: [PlayerID]) {
-        try transaction { db in
-            let found = try db.lockPending(id: id, player: player, asTarget: true)
+        try db.transaction { db in
+            let found = try lockPending(id: id, player: player, asTarget: true)
             // The accepter first: their own state decides before the challenger's.
-            try db.checkFree([player, found.from.id], requester: player)
+            try checkFree([player, found.from.id], requester: player)
             // The quiz may have been deleted or unpublished since the challenge was made.
-            try db.checkPlayable(found.bankID, by: [found.from.id])
-            let created = try db.createGames(
+            try QuizRepository(db).checkPlayable(found.bankID, by: [found.from.id])
+            let created = try DuelRepository(db).createGames(
                 bankID: found.bankID, games: [[found.from.id, player]], mode: .challenge, configuration: configuration,
                 nowMs: nowMs)[0]
             try db.query("""
                 UPDATE challenges SET state = 'accepted', duel_id = \(created.update.duelID)::uuid WHERE id = \(id)::uuid
                 """)
-            let accepted = try db.challenge(id: id)!
-            try db.notifyPlayers(accepted.players, accepted.event(type: "UPDATE", nowMs: nowMs))
-            return (accepted, created.update, try db.absent(accepted.players))
+            let accepted = try challenge(id: id)!
+            try notifyPlayers(accepted.players, accepted.event(type: "UPDATE", nowMs: nowMs))
+            return (accepted, created.update, try PlayerRepository(db).absent(accepted.players))
         }
     }
 
     /// `challenge_decline {challenge_id}`: its target declines, or its challenger withdraws it.
     public func declineChallenge(player: PlayerID, id: String, nowMs: Int64) throws -> Challenge {
-        try transaction { db in
-            _ = try db.lockPending(id: id, player: player, asTarget: false)
+        try db.transaction { db in
+            _ = try lockPending(id: id, player: player, asTarget: false)
             try db.query("UPDATE challenges SET state = 'declined' WHERE id = \(id)::uuid")
-            let declined = try db.challenge(id: id)!
-            try db.notifyPlayers(declined.players, declined.event(type: "UPDATE", nowMs: nowMs))
+            let declined = try challenge(id: id)!
+            try notifyPlayers(declined.players, declined.event(type: "UPDATE", nowMs: nowMs))
             return declined
         }
     }
 
     /// `challenges {}`: the player's pending challenges, sent and received, newest first.
     public func pendingChallenges(player: PlayerID) throws -> [Challenge] {
-        try query("""
+        try db.query("""
             SELECT \(unsafeRaw: Challenge.columns) FROM challenges c \(unsafeRaw: Challenge.joins)
              WHERE (c.to_player = \(player)::uuid OR c.from_player = \(player)::uuid)
                AND c.state = 'pending' AND c.expires_at > now()
@@ -110,7 +110,7 @@ extension PGConnection {
     /// Any instance may run it; the UPDATE's row locks make each expiry happen once.
     @discardableResult
     public func expireChallenges(nowMs: Int64) throws -> Int {
-        try transaction { db in
+        try db.transaction { db in
             let expired = try db.query("""
                 WITH due AS (
                     UPDATE challenges SET state = 'expired'
@@ -120,9 +120,9 @@ extension PGConnection {
                 SELECT \(unsafeRaw: Challenge.columns) FROM due c \(unsafeRaw: Challenge.joins)
                 """).map(Challenge.init(row:))
             for challenge in expired {
-                try db.notifyPlayers(challenge.players, challenge.event(type: "UPDATE", nowMs: nowMs))
+                try notifyPlayers(challenge.players, challenge.event(type: "UPDATE", nowMs: nowMs))
                 // The challenger hears that nobody took it up.
-                try db.notify(challenge.from.id, kind: "challenge_expired", [
+                try ProgressRepository(db).notify(challenge.from.id, kind: "challenge_expired", [
                     "challenge_id": .string(challenge.id), "to": .string(challenge.to.username),
                     "bank": .string(challenge.bank),
                 ])
@@ -136,7 +136,7 @@ extension PGConnection {
     /// time: `challenge_expired` (the expiry job announces it).
     private func lockPending(id: String, player: PlayerID, asTarget: Bool) throws -> Challenge {
         guard UUIDText.isValid(id) else { throw StoreError(.unknownChallenge) }
-        guard let row = try query("""
+        guard let row = try db.query("""
             SELECT state, expires_at <= now() AS due, from_player::text AS from_id, to_player::text AS to_id
               FROM challenges WHERE id = \(id)::uuid FOR UPDATE
             """).first else { throw StoreError(.unknownChallenge) }
@@ -150,7 +150,7 @@ extension PGConnection {
     }
 
     func challenge(id: String) throws -> Challenge? {
-        try query("""
+        try db.query("""
             SELECT \(unsafeRaw: Challenge.columns) FROM challenges c \(unsafeRaw: Challenge.joins) WHERE c.id = \(id)::uuid
             """).first.map(Challenge.init(row:))
     }

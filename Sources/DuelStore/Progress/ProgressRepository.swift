@@ -1,22 +1,32 @@
 import DuelCore
 import Foundation
 
+/// A player's progress and statistics (issue 22). Runs on the connection it is given and keeps
+/// no state.
+///
 /// Progress a student can see (issue 14): time zone, weekly goals, notifications, the rating
 /// chart, statistics and achievements. What games grant is written by `record_progress`
 /// (sql/functions/public.record_progress.sql) inside the transaction that finishes them (``DuelWrites``).
-extension PGConnection {
+public struct ProgressRepository {
+    /// The connection every query runs on.
+    let db: PGConnection
+
+    public init(_ db: PGConnection) {
+        self.db = db
+    }
+
     /// Sets the zone streak days and weeks are counted in; `bad_request` naming `time_zone`
     /// for a name Postgres does not know.
     public func setTimeZone(player: PlayerID, _ name: String) throws {
         // Postgres knows the zones (its tz database): an unknown one is 22023.
-        let known = try query("""
+        let known = try db.query("""
             SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = \(name)) AS known
             """)[0].bool("known")
         guard known else { throw StoreError(.badRequest, "time_zone: unknown time zone \(name)") }
         // The zone may change once in 24 hours (issue 23): hopping between Etc/GMT+12 and
         // Pacific/Kiritimati made two streak days a minute apart. The same zone again is no
         // change; the first change from the default is free.
-        let changed = try query("""
+        let changed = try db.query("""
             INSERT INTO player_progress AS p (player_id, time_zone, time_zone_set_at) VALUES (\(player)::uuid, \(name), now())
             ON CONFLICT (player_id) DO UPDATE SET time_zone = excluded.time_zone,
                 time_zone_set_at = CASE WHEN p.time_zone = excluded.time_zone THEN p.time_zone_set_at ELSE now() END
@@ -31,7 +41,7 @@ extension PGConnection {
 
     /// Sets (or replaces) a goal for the player's current week; returns every goal of the week.
     public func setGoal(player: PlayerID, _ goal: GoalDraft) throws -> [JSONValue] {
-        try transaction { db in
+        try db.transaction { db in
             var bankID: Int?
             if let slug = goal.bank {
                 guard let row = try db.query("""
@@ -57,13 +67,13 @@ extension PGConnection {
                 DO UPDATE SET target = excluded.target, set_at = now(),
                               reached_at = coalesce(weekly_goals.reached_at, excluded.reached_at)
                 """)
-            return try db.goals(player: player)
+            return try goals(player: player)
         }
     }
 
     /// The player's goals of the current week, with progress.
     public func goals(player: PlayerID) throws -> [JSONValue] {
-        try query("""
+        try db.query("""
             SELECT w.kind, b.slug AS bank, w.target, w.reached_at IS NOT NULL AS reached, w.week_start::text AS week,
                    goal_progress(w.player_id, w.kind, w.bank_id, w.week_start, p.time_zone) AS progress
               FROM weekly_goals w JOIN player_progress p ON p.player_id = w.player_id
@@ -82,7 +92,7 @@ extension PGConnection {
     /// The player's notifications, newest first (`before`: older than that id), and how many
     /// are unseen.
     public func notifications(player: PlayerID, limit: Int, before: Int64?) throws -> JSONObject {
-        let items = try query("""
+        let items = try db.query("""
             SELECT notification_json(n)::text AS record FROM notifications n
              WHERE n.player_id = \(player)::uuid AND (\(before)::bigint IS NULL OR n.id < \(before))
              ORDER BY n.id DESC LIMIT \(limit)
@@ -92,7 +102,7 @@ extension PGConnection {
 
     /// Marks the player's notifications up to `upTo` seen (never back); returns the unseen count.
     public func notificationsSeen(player: PlayerID, upTo: Int64) throws -> Int {
-        try query("""
+        try db.query("""
             INSERT INTO player_progress (player_id, notifications_seen) VALUES (\(player)::uuid, \(upTo))
             ON CONFLICT (player_id) DO UPDATE
                SET notifications_seen = greatest(player_progress.notifications_seen, excluded.notifications_seen)
@@ -101,7 +111,7 @@ extension PGConnection {
     }
 
     func unseenCount(player: PlayerID) throws -> Int {
-        try query("""
+        try db.query("""
             SELECT count(*) AS n FROM notifications n
              WHERE n.player_id = \(player)::uuid
                AND n.id > coalesce((SELECT notifications_seen FROM player_progress WHERE player_id = \(player)::uuid), 0)
@@ -111,8 +121,8 @@ extension PGConnection {
     /// Points for a rating-over-time chart: the player's last `limit` rated games in the bank,
     /// oldest first, each with the rating after it (and the start, 1500, is the client's).
     public func ratingHistory(player: PlayerID, bank slug: String, limit: Int) throws -> [JSONValue] {
-        let bank = try visibleBank(slug: slug, viewer: player)
-        return try query("""
+        let bank = try QuizRepository(db).visibleBank(slug: slug, viewer: player)
+        return try db.query("""
             SELECT * FROM (
                 SELECT h.duel_id::text AS duel, \(unsafeRaw: SQLTime.ms("d.finished_at")) AS at,
                        round(h.rating_before) AS before, round(h.rating_after) AS after, h.outcome
@@ -134,21 +144,21 @@ extension PGConnection {
     public func stats(player: PlayerID, bank slug: String?) throws -> JSONObject {
         var bankID: Int?
         if let slug {
-            bankID = try visibleBank(slug: slug, viewer: player).id
+            bankID = try QuizRepository(db).visibleBank(slug: slug, viewer: player).id
         }
-        let answers = try query("""
+        let answers = try db.query("""
             SELECT count(*) AS answers, count(*) FILTER (WHERE a.correct) AS correct,
                    coalesce(round(avg(a.elapsed_ms)), 0) AS mean_ms
               FROM duel_answers a JOIN duels d ON d.id = a.duel_id
              WHERE a.player_id = \(player)::uuid AND (\(bankID)::int IS NULL OR d.bank_id = \(bankID))
             """)[0]
-        let games = try query("""
+        let games = try db.query("""
             SELECT coalesce(sum(questions), 0) AS asked, coalesce(sum(correct), 0) AS right FROM game_progress
              WHERE player_id = \(player)::uuid AND (\(bankID)::int IS NULL OR bank_id = \(bankID))
             """)[0]
         let asked = try games.int("asked"), right = try games.int("right")
         var modes: JSONObject = ["ranked": 0, "room": 0, "challenge": 0, "practice": 0]
-        for row in try query("""
+        for row in try db.query("""
             SELECT mode, count(*) AS n FROM game_progress
              WHERE player_id = \(player)::uuid AND (\(bankID)::int IS NULL OR bank_id = \(bankID))
              GROUP BY mode
@@ -169,7 +179,7 @@ extension PGConnection {
 
     /// Every achievement, in order, with when the player earned it (null: locked).
     public func achievements(player: PlayerID) throws -> [JSONValue] {
-        try query("""
+        try db.query("""
             SELECT a.code, a.title, a.description,
                    \(unsafeRaw: SQLTime.ms("pa.granted_at")) AS at
               FROM achievements a
@@ -186,11 +196,11 @@ extension PGConnection {
 
     /// Stores a notification for `player` and sends it live (`notify_player`, sql/functions/public.notify_player.sql).
     func notify(_ player: PlayerID, kind: String, _ data: JSONObject) throws {
-        try query("SELECT notify_player(\(player)::uuid, \(kind), \(JSONValue.object(data).serialized)::jsonb)")
+        try db.query("SELECT notify_player(\(player)::uuid, \(kind), \(JSONValue.object(data).serialized)::jsonb)")
     }
 
     /// Grants a player an achievement outside a game (publishing a quiz); once, with a notification.
     func grantAchievement(_ player: PlayerID, _ code: String) throws {
-        try query("SELECT grant_achievement(\(player)::uuid, \(code))")
+        try db.query("SELECT grant_achievement(\(player)::uuid, \(code))")
     }
 }

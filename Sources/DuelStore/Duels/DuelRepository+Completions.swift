@@ -1,13 +1,13 @@
 import DuelCore
 
 /// What a batch that finished games writes beside its rows: ratings, once, and practice progress.
-extension PGConnection {
+extension DuelRepository {
     /// Rule 9: both ratings, once. rating_history's primary key (duel, player)
     /// makes a second attempt fail the transaction instead of rating twice.
     /// One statement for every duel of the batch (a statement per finished duel was 6 % of
     /// Postgres's time at full load). A player in two of its duels (which live-duel bookkeeping
     /// rules out) would trip ON CONFLICT's one-update-per-row rule; the batch would then fail
-    /// and ``PGConnection/applyInputs(_:)`` retry each duel alone, as for any failing write.
+    /// and ``DuelRepository/applyInputs(_:lane:)`` retry each duel alone, as for any failing write.
     func storeRatings(_ completions: [(duelID: String, bankID: Int, result: DuelResult)]) throws {
         guard !completions.isEmpty else { return }
         let rows = completions.flatMap { completion in
@@ -16,7 +16,7 @@ extension PGConnection {
         let column = { (value: ((duel: String, bank: Int, outcome: PlayerOutcome)) -> String) in
             PGArray(rows.map { Optional(value($0)) })
         }
-        try query("""
+        try db.query("""
             WITH history AS (
                 INSERT INTO rating_history (duel_id, player_id, bank_id, outcome, score, rating_before, rating_after,
                                             deviation_before, deviation_after, volatility_before, volatility_after)
@@ -48,7 +48,7 @@ extension PGConnection {
     /// second game that counts since the player last missed the question (in a finished game
     /// against others) makes it learned; a miss after the count started starts it again.
     func countPractice(duels: [String?]) throws {
-        try query("""
+        try db.query("""
             WITH right_answers AS (
                 SELECT a.player_id, dq.question_id, a.duel_id
                   FROM duel_answers a

@@ -1,10 +1,20 @@
 import DuelCore
 import Foundation
 
+/// Rooms, challenges, rematches and the `player_events` they announce (issue 22). Runs on the
+/// connection it is given and keeps no state.
+///
 /// Rooms (migration 012): create, join, leave, start, and members who stayed away.
 /// Each op runs in one transaction that locks the room's row, and announces the room's
-/// new state to its members (``PGConnection/notifyPlayers(_:_:)``) at commit.
-extension PGConnection {
+/// new state to its members (``RoomRepository/notifyPlayers(_:_:)``) at commit.
+public struct RoomRepository {
+    /// The connection every query runs on.
+    let db: PGConnection
+
+    public init(_ db: PGConnection) {
+        self.db = db
+    }
+
     /// Refuses the requester when they are queued (`already_queued`), play a live game
     /// (`in_duel`) or are a member of a room (`in_room`): each of those owns their next game.
     public func checkFree(_ player: PlayerID) throws {
@@ -15,8 +25,8 @@ extension PGConnection {
     /// the first busy one decides the code, and a player other than `requester` is named.
     /// `roomAllowed`: a room's own game, whose players are its members.
     func checkFree(_ players: [PlayerID], requester: PlayerID, roomAllowed: Bool = false) throws {
-        try lockPlayers(players)
-        for row in try query("""
+        try PlayerRepository(db).lockPlayers(players)
+        for row in try db.query("""
             SELECT w.id::text AS id, p.username,
                    EXISTS (SELECT 1 FROM match_queue q WHERE q.player_id = w.id) AS queued,
                    EXISTS (SELECT 1 FROM live_duel_players l WHERE l.player_id = w.id) AS playing,
@@ -40,8 +50,8 @@ extension PGConnection {
     public func createRoom(
         player: PlayerID, bank slug: String, questions: Int, answerMs: Int, maxPlayers: Int, nowMs: Int64
     ) throws -> Room {
-        try transaction { db in
-            try db.checkFree(player)
+        try db.transaction { db in
+            try checkFree(player)
             guard let bank = try db.query("SELECT id FROM banks b WHERE slug = \(slug) AND \(unsafeRaw: BankSummary.playable("b", by: player))").first else {
                 throw StoreError(.unknownBank)
             }
@@ -57,8 +67,8 @@ extension PGConnection {
             }
             guard let roomID else { throw StoreError(.internal, "no free room code") }
             try db.query("INSERT INTO room_members (player_id, room_id) VALUES (\(player)::uuid, \(roomID))")
-            let room = try db.room(id: roomID)!
-            try db.announce(room, type: "INSERT", nowMs: nowMs)
+            let room = try room(id: roomID)!
+            try announce(room, type: "INSERT", nowMs: nowMs)
             return room
         }
     }
@@ -66,16 +76,16 @@ extension PGConnection {
     /// `room_join {code}`: refused when the room is full (`room_full`) or plays
     /// (`room_busy`). Joining one's own room again is a no-op that replies the room.
     public func joinRoom(player: PlayerID, code: String, nowMs: Int64) throws -> Room {
-        try transaction { db in
-            guard let roomID = try db.lockRoom(code: code) else { throw StoreError(.unknownRoom) }
-            var room = try db.room(id: roomID)!
+        try db.transaction { db in
+            guard let roomID = try lockRoom(code: code) else { throw StoreError(.unknownRoom) }
+            var room = try room(id: roomID)!
             if room.memberIDs.contains(player) { return room }
-            try db.checkFree(player)
+            try checkFree(player)
             if room.state == .playing { throw StoreError(.roomBusy) }
             if room.members.count >= room.maxPlayers { throw StoreError(.roomFull) }
             try db.query("INSERT INTO room_members (player_id, room_id) VALUES (\(player)::uuid, \(roomID))")
-            room = try db.room(id: roomID)!
-            try db.announce(room, type: "UPDATE", nowMs: nowMs)
+            room = try self.room(id: roomID)!
+            try announce(room, type: "UPDATE", nowMs: nowMs)
             return room
         }
     }
@@ -83,25 +93,25 @@ extension PGConnection {
     /// `room_leave {}`: the host role passes to the member who joined first; the last one
     /// out closes the room. A member of a live game must also forfeit it (``RoomChange/forfeit``).
     public func leaveRoom(player: PlayerID, nowMs: Int64) throws -> RoomChange {
-        try transaction { db in
-            let (roomID, before) = try db.lockRoom(of: player)
+        try db.transaction { db in
+            let (roomID, before) = try lockRoom(of: player)
             let forfeit = before.state == .playing ? before.duelID : nil
-            return RoomChange(room: try db.removeMembers([player], from: roomID, nowMs: nowMs), forfeit: forfeit)
+            return RoomChange(room: try removeMembers([player], from: roomID, nowMs: nowMs), forfeit: forfeit)
         }
     }
 
     /// `room_start {}`: the host starts a game of the room's members (2 to 4), unrated.
     /// Its draw prefers questions the room has not played yet (the rematch is "the next quiz").
     public func startRoom(player: PlayerID, configuration: DuelConfiguration, nowMs: Int64) throws -> RoomChange {
-        try transaction { db in
-            var (roomID, room) = try db.lockRoom(of: player)
+        try db.transaction { db in
+            var (roomID, room) = try lockRoom(of: player)
             guard room.host == player else { throw StoreError(.notHost) }
             if room.state == .playing { throw StoreError(.roomBusy) }
             guard room.members.count >= 2 else { throw StoreError(.roomTooSmall) }
-            try db.checkFree(room.memberIDs, requester: player, roomAllowed: true)
+            try checkFree(room.memberIDs, requester: player, roomAllowed: true)
             let bankID = room.bankID
             // The room's quiz may have been deleted or unpublished since the room opened (issue 13).
-            try db.checkPlayable(bankID, by: room.memberIDs)
+            try QuizRepository(db).checkPlayable(bankID, by: room.memberIDs)
             var rules = configuration
             rules.questionCount = room.questions
             rules.answerWindowMs = Int64(room.answerMs)
@@ -118,20 +128,20 @@ extension PGConnection {
                  LIMIT \(room.questions)
                 """).map(DuelQuestion.init(row:))
             guard !questions.isEmpty else { throw StoreError(.bankEmpty) }
-            let created = try db.createGames(
+            let created = try DuelRepository(db).createGames(
                 bankID: bankID, games: [room.memberIDs], mode: .room, configuration: rules, nowMs: nowMs,
                 questionSets: [questions], roomID: roomID)[0]
             try db.query("UPDATE rooms SET duel_id = \(created.update.duelID)::uuid, games = games + 1 WHERE id = \(roomID)")
-            room = try db.room(id: roomID)!
-            try db.announce(room, type: "UPDATE", nowMs: nowMs)
-            return RoomChange(room: room, started: created.update, absent: try db.absent(room.memberIDs))
+            room = try self.room(id: roomID)!
+            try announce(room, type: "UPDATE", nowMs: nowMs)
+            return RoomChange(room: room, started: created.update, absent: try PlayerRepository(db).absent(room.memberIDs))
         }
     }
 
     /// The player's room and the challenges waiting for them, read inside a sign-in's own
     /// database job. Most players have neither: one probe of two indexes answers that.
     public func waitingSocial(player: PlayerID) throws -> WaitingSocial {
-        let row = try query("""
+        let row = try db.query("""
             SELECT (SELECT room_id FROM room_members WHERE player_id = \(player)::uuid) AS room,
                    EXISTS (SELECT 1 FROM challenges WHERE to_player = \(player)::uuid AND state = 'pending'
                               AND expires_at > now()) AS challenged
@@ -146,7 +156,7 @@ extension PGConnection {
 
     /// The room `player` is a member of, if any.
     public func room(of player: PlayerID) throws -> Room? {
-        guard let row = try query("SELECT room_id FROM room_members WHERE player_id = \(player)::uuid").first else {
+        guard let row = try db.query("SELECT room_id FROM room_members WHERE player_id = \(player)::uuid").first else {
             return nil
         }
         return try room(id: try row.int64("room_id"))
@@ -158,7 +168,7 @@ extension PGConnection {
     /// may run it; the DELETE makes each departure happen once. Returns how many left.
     @discardableResult
     public func leaveGoneMembers(afterMs: Int64, nowMs: Int64) throws -> Int {
-        try transaction { db in
+        try db.transaction { db in
             // Members held again (a sign-in that raced their absence, or an instance's
             // re-registration after a stall) are not gone.
             try db.query("""
@@ -178,7 +188,7 @@ extension PGConnection {
             for row in gone { byRoom[try row.int64("room_id"), default: []].append(try row.string("player")) }
             for (roomID, players) in byRoom.sorted(by: { $0.key < $1.key }) {
                 _ = try db.query("SELECT id FROM rooms WHERE id = \(roomID) FOR UPDATE")
-                _ = try db.removeMembers(players, from: roomID, nowMs: nowMs)
+                _ = try removeMembers(players, from: roomID, nowMs: nowMs)
             }
             return gone.count
         }
@@ -190,7 +200,7 @@ extension PGConnection {
         // Through the games' primary key and their `room_id`: `rooms` keeps no index on its
         // current game, and a scan of it here held the lane's transaction 28 ms per batch
         // (pg_stat_statements over the rooms scenario).
-        for row in try query("""
+        for row in try db.query("""
             SELECT r.id FROM duels d JOIN rooms r ON r.id = d.room_id AND r.duel_id = d.id
              WHERE d.id = ANY(\(PGArray(duels))::uuid[])
             """) {
@@ -204,59 +214,37 @@ extension PGConnection {
         try announce(room, type: "UPDATE", nowMs: Int64(Date().timeIntervalSince1970 * 1000))
     }
 
-    /// Serializes the ops that give players a game or a room (room ops, challenges,
-    /// rematch, practice) per player, so two of them cannot both find a player free: the
-    /// second waits, then sees the first's room or game. In id order, so two such ops on the
-    /// same players cannot deadlock. `FOR NO KEY UPDATE` leaves foreign keys to the rows alone.
-    func lockPlayers(_ players: [PlayerID]) throws {
-        try query("""
-            SELECT 1 FROM players WHERE id = ANY(\(PGArray(players.map { Optional($0) }))::uuid[])
-             ORDER BY id FOR NO KEY UPDATE
-            """)
-    }
-
-    /// Of `players`, those no live instance holds a connection of: a new game must start
-    /// their abandonment clock (``DuelInput/disconnected(player:atMs:)``).
-    public func absent(_ players: [PlayerID], aliveWithinMs: Int64 = 3_000) throws -> [PlayerID] {
-        try query("""
-            SELECT p::text AS player FROM unnest(\(PGArray(players.map { Optional($0) }))::uuid[]) AS p
-             WHERE NOT EXISTS (SELECT 1 FROM presence x JOIN instances i ON i.id = x.instance
-                                WHERE x.player_id = p
-                                  AND i.heartbeat_at > now() - make_interval(secs => \(aliveWithinMs) / 1000.0))
-            """).map { try $0.string("player") }
-    }
-
     // MARK: Internals
 
     /// Locks the room `player` is a member of and returns it, read under the lock (a leave
     /// that committed meanwhile, from another tab, is seen): `unknown_room` when in none.
     private func lockRoom(of player: PlayerID) throws -> (id: Int64, room: Room) {
         let notIn = StoreError(.unknownRoom, "you are not in a room")
-        guard let row = try query("SELECT room_id FROM room_members WHERE player_id = \(player)::uuid").first else {
+        guard let row = try db.query("SELECT room_id FROM room_members WHERE player_id = \(player)::uuid").first else {
             throw notIn
         }
         let roomID = try row.int64("room_id")
-        _ = try query("SELECT id FROM rooms WHERE id = \(roomID) FOR UPDATE")
+        _ = try db.query("SELECT id FROM rooms WHERE id = \(roomID) FOR UPDATE")
         guard let room = try room(id: roomID), room.memberIDs.contains(player) else { throw notIn }
         return (roomID, room)
     }
 
     /// Locks a room by code (under the caller's transaction) and returns its id.
     private func lockRoom(code: String) throws -> Int64? {
-        try query("SELECT id FROM rooms WHERE code = \(code) FOR UPDATE").first.map { try $0.int64("id") }
+        try db.query("SELECT id FROM rooms WHERE code = \(code) FOR UPDATE").first.map { try $0.int64("id") }
     }
 
     /// Removes members (the room's row locked by the caller), passes the host role on,
     /// deletes an empty room, and announces the result. Returns the room after.
     private func removeMembers(_ players: [PlayerID], from roomID: Int64, nowMs: Int64) throws -> Room {
         let before = try room(id: roomID)!
-        try query("""
+        try db.query("""
             DELETE FROM room_members WHERE room_id = \(roomID)
                AND player_id = ANY(\(PGArray(players.map { Optional($0) }))::uuid[])
             """)
         let remaining = before.members.filter { !players.contains($0.id) }
         guard let heir = remaining.first else {
-            try query("DELETE FROM rooms WHERE id = \(roomID)")
+            try db.query("DELETE FROM rooms WHERE id = \(roomID)")
             var closed = before
             closed.members = []
             closed.state = .closed
@@ -265,7 +253,7 @@ extension PGConnection {
             return closed
         }
         if players.contains(before.host) {
-            try query("UPDATE rooms SET host = \(heir.id)::uuid WHERE id = \(roomID)")
+            try db.query("UPDATE rooms SET host = \(heir.id)::uuid WHERE id = \(roomID)")
         }
         let after = try room(id: roomID)!
         try announce(after, type: "UPDATE", nowMs: nowMs, to: after.memberIDs + players)
@@ -274,7 +262,7 @@ extension PGConnection {
 
     /// A room's record, or nil when there is no such room.
     func room(id: Int64) throws -> Room? {
-        let rows = try query("""
+        let rows = try db.query("""
             SELECT r.code, r.bank_id, b.slug AS bank, r.host::text AS host, r.questions, r.answer_ms, r.max_players,
                    r.duel_id::text AS duel, r.games,
                    (r.duel_id IS NOT NULL AND EXISTS (SELECT 1 FROM live_duel_players l WHERE l.duel_id = r.duel_id))

@@ -1,7 +1,7 @@
 import DuelCore
 
 /// Practice: one-player unrated games, of a bank or of the player's mistakes notebook.
-extension PGConnection {
+extension DuelRepository {
     /// Starts a practice game for `player` in one transaction: refused when the player
     /// waits in a queue (`already_queued`), plays a live game (`in_duel`) or is a member of
     /// a room (`in_room`). Questions are
@@ -11,8 +11,8 @@ extension PGConnection {
         player: PlayerID, bank slug: String?, mistakes: Bool, configuration: DuelConfiguration, nowMs: Int64,
         announce: Bool
     ) throws -> DuelUpdate {
-        try transaction { db in
-            try db.checkFree(player)
+        try db.transaction { db in
+            try RoomRepository(db).checkFree(player)
             var bankID: Int?
             if let slug {
                 guard let row = try db.query("SELECT id FROM banks b WHERE slug = \(slug) AND \(unsafeRaw: BankSummary.playable("b", by: player))").first else {
@@ -39,7 +39,7 @@ extension PGConnection {
                 bankID = try first.int("bank_id")
                 questions = try rows.map(DuelQuestion.init(row:))
             }
-            return try db.createGames(
+            return try createGames(
                 bankID: bankID!, games: [[player]], mode: .practice, configuration: configuration, nowMs: nowMs,
                 questionSets: questions.map { [$0] }, announce: { _ in announce })[0].update
         }

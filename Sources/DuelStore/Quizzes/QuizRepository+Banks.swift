@@ -1,54 +1,12 @@
 import Foundation
 import DuelCore
 
-/// A bank as the `banks` op lists it.
-public struct BankSummary: Sendable, Equatable {
-    public let id: Int
-    public let slug: String
-    public let title: String
-    public let description: String
-    public let theme: String
-    public let difficulty: String
-    /// Active questions.
-    public let questions: Int
-
-    public var json: JSONValue {
-        .object([
-            "slug": .string(slug), "title": .string(title), "questions": .number(questions),
-            "description": .string(description), "theme": .string(theme), "difficulty": .string(difficulty),
-        ])
-    }
-}
-
-extension BankSummary {
-    /// SQL: bank `alias` is one matchmaking draws from (`banks`, `queue`): an operator's, or a
-    /// player's published quiz an operator promoted (issue 13).
-    static func inMatchmaking(_ alias: String) -> String {
-        "\(alias).matchmaking AND (\(alias).owner_id IS NULL OR \(alias).published_at IS NOT NULL)"
-    }
-
-    /// SQL: bank `alias` is visible to `viewer` (nil: not signed in): an operator's bank, a
-    /// published quiz, or the viewer's own quiz. The one home of "visible": a bank this is false
-    /// for answers every op exactly as a missing one (`unknown_bank`), so private quizzes
-    /// cannot be probed (issue 23).
-    static func visible(_ alias: String, to viewer: PlayerID?) -> String {
-        let id = viewer.flatMap { UUIDText.isValid($0) ? "'\($0)'::uuid" : nil } ?? "NULL"
-        return "(\(alias).owner_id IS NULL OR \(alias).published_at IS NOT NULL OR \(alias).owner_id = \(id))"
-    }
-
-    /// SQL: bank `alias` may be played by `player` in practice, rooms and challenges: visible to
-    /// them and not retired.
-    static func playable(_ alias: String, by player: PlayerID) -> String {
-        "(\(alias).retired_at IS NULL AND \(visible(alias, to: player)))"
-    }
-}
-
-extension PGConnection {
+extension QuizRepository {
     /// `unknown_bank` unless bank `id` may still be played by one of `players`: not retired, and
     /// an operator's bank, a published quiz, or a quiz one of them owns (rooms and challenges
     /// made earlier check it again: the quiz may have been deleted or unpublished since).
     func checkPlayable(_ id: Int, by players: [PlayerID]) throws {
-        guard try !query("""
+        guard try !db.query("""
             SELECT 1 FROM banks b
              WHERE id = \(id) AND retired_at IS NULL
                AND (b.owner_id IS NULL OR b.published_at IS NOT NULL OR b.owner_id = ANY (\(PGArray(players.map { Optional($0) }))::uuid[]))
@@ -59,7 +17,7 @@ extension PGConnection {
     /// `questionsNeeded` active questions, the number a duel draws (issue 23: a bank an operator
     /// had just created with one question was offered, and its button then failed).
     public func banks(questionsNeeded: Int = 1) throws -> [BankSummary] {
-        try query("""
+        try db.query("""
             SELECT * FROM (
                 SELECT b.id, b.slug, b.title, b.description, b.theme, b.difficulty,
                        (SELECT count(*) FROM questions q WHERE q.bank_id = b.id AND q.active) AS questions
@@ -70,7 +28,7 @@ extension PGConnection {
     }
 
     public func bank(slug: String) throws -> BankSummary? {
-        try query("""
+        try db.query("""
             SELECT b.id, b.slug, b.title, b.description, b.theme, b.difficulty,
                    (SELECT count(*) FROM questions q WHERE q.bank_id = b.id AND q.active) AS questions
               FROM banks b WHERE b.slug = \(slug)
@@ -80,7 +38,7 @@ extension PGConnection {
     /// Bank `slug` if `viewer` may see it (``BankSummary/visible(_:to:)``), retired ones
     /// included (their figures stay readable); `unknown_bank` otherwise, as for a missing slug.
     public func visibleBank(slug: String, viewer: PlayerID?) throws -> BankSummary {
-        guard let bank = try query("""
+        guard let bank = try db.query("""
             SELECT b.id, b.slug, b.title, b.description, b.theme, b.difficulty,
                    (SELECT count(*) FROM questions q WHERE q.bank_id = b.id AND q.active) AS questions
               FROM banks b WHERE b.slug = \(slug) AND \(unsafeRaw: BankSummary.visible("b", to: viewer))
@@ -105,7 +63,7 @@ extension PGConnection {
     public func drawQuestionSets(bankID: Int, count: Int, sets: Int) throws -> [[DuelQuestion]] {
         guard sets > 0 else { return [] }
         let perSet = count * 3
-        let rows = try query("""
+        let rows = try db.query("""
             SELECT p.n, \(unsafeRaw: DuelQuestion.columns("q")), q.weight
               FROM (SELECT n, random() AS r FROM generate_series(0, \(sets * perSet - 1)) n) p
               CROSS JOIN LATERAL (
@@ -133,21 +91,12 @@ extension PGConnection {
         return try drawn.map { candidates in
             if candidates.count < count {
                 // The same weighting, in SQL, over the whole of a small bank.
-                return try query("""
+                return try db.query("""
                     SELECT \(unsafeRaw: DuelQuestion.columns("q")) FROM questions q
                      WHERE bank_id = \(bankID) AND active ORDER BY -ln(1 - random()) / q.weight LIMIT \(count)
                     """).map(DuelQuestion.init(row:))
             }
             return candidates.sorted { $0.key < $1.key }.prefix(count).map(\.question)
         }
-    }
-}
-
-extension BankSummary {
-    init(row: PGRow) throws {
-        self.init(
-            id: try row.int("id"), slug: try row.string("slug"), title: try row.string("title"),
-            description: try row.string("description"), theme: try row.string("theme"),
-            difficulty: try row.string("difficulty"), questions: try row.int("questions"))
     }
 }
