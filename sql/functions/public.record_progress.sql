@@ -19,11 +19,13 @@ CREATE OR REPLACE FUNCTION record_progress(
     p_correct integer[], p_questions integer[], p_first boolean[], p_won boolean[], p_stayed boolean[],
     p_seats integer[], p_fastest bigint[], p_answered integer[], p_rivals integer[]
 ) RETURNS SETOF text LANGUAGE plpgsql
--- Generic plans, planned once per session: left to choose, the plan cache kept re-planning the
--- larger statements on every call (their custom plans looked cheaper), which cost about 3 ms a
--- call; with the index-driven (LATERAL) statements the generic plans are the good ones, and a
--- call takes about 0.5 ms (bench/NOTES.md, item 22).
-SET plan_cache_mode = force_generic_plan
+-- Its statements want generic plans, planned once per session: left to choose, the plan cache
+-- kept re-planning the larger ones on every call (their custom plans looked cheaper), about 3 ms
+-- a call; with the index-driven (LATERAL) statements the generic plans are the good ones, and a
+-- call takes about 0.5 ms (bench/NOTES.md, item 22). The lanes, its only callers, set
+-- plan_cache_mode = force_generic_plan for their sessions on plain Postgres; on Citus they do not,
+-- since Citus plans each distributed statement with its parameters' values. So the setting is the
+-- session's, not this function's (issue 24).
 AS $$
 DECLARE
     v_correct integer := (SELECT xp FROM progress_rules WHERE rule = 'correct_answer');
@@ -32,7 +34,13 @@ DECLARE
     v_learned integer := (SELECT xp FROM progress_rules WHERE rule = 'mistake_learned');
     v_goal integer := (SELECT xp FROM progress_rules WHERE rule = 'goal_reached');
     v_players uuid[];
+    v_player uuid;
     v_before bigint[];
+    v_progress player_progress;
+    v_had text[];
+    v_codes text[];
+    v_code text;
+    v_rating double precision;
     -- The notifications' payloads, returned for the server to deliver (not announced here).
     v_out text[] := '{}';
     r record;
@@ -95,10 +103,12 @@ BEGIN
         v_before := v_before || (SELECT xp - r.xp FROM player_progress WHERE player_id = r.player_id);
     END LOOP;
 
-    -- Weekly goals of these players' current weeks that these games reached.
+    -- Weekly goals of these players' current weeks that these games reached. A player at a time:
+    -- on Citus each statement then locks rows of one shard (Citus refuses FOR UPDATE across shards).
+    FOREACH v_player IN ARRAY v_players LOOP
     FOR r IN
         SELECT w.*, pp.time_zone FROM weekly_goals w JOIN player_progress pp ON pp.player_id = w.player_id
-         WHERE w.player_id = ANY (v_players) AND w.reached_at IS NULL
+         WHERE w.player_id = v_player AND w.reached_at IS NULL
            AND w.week_start = date_trunc('week', pp.streak_day)::date
          FOR UPDATE OF w
     LOOP
@@ -112,6 +122,7 @@ BEGIN
                 false);
             v_out := v_out || grant_achievement(r.player_id, 'goal_reached', false);
         END IF;
+    END LOOP;
     END LOOP;
 
     -- Level-ups: one notification per player, for the level reached.
@@ -128,43 +139,58 @@ BEGIN
     END LOOP;
 
     -- Achievements these games may have earned (each granted once: grant_achievement), from the
-    -- facts that paid (first_place and won as counted above).
+    -- facts that paid (first_place and won as counted above), a game at a time: on Citus the
+    -- game's row, the player's progress and achievements sit on the player's shard, and a rival's
+    -- rating (giant_slayer) on the rival's, which one statement could not join.
     FOR r IN
-        SELECT DISTINCT b.player_id, a.code
-          FROM unnest(p_duels, p_players) AS k(duel_id, player_id)
+        SELECT b.* FROM unnest(p_duels, p_players) AS k(duel_id, player_id)
          CROSS JOIN LATERAL (SELECT * FROM game_progress b
                               WHERE b.duel_id = k.duel_id AND b.player_id = k.player_id) b
-         CROSS JOIN LATERAL (SELECT * FROM player_progress p WHERE p.player_id = b.player_id) p
-          -- What the player already has: the conditions below are not even evaluated for it.
-          CROSS JOIN LATERAL (SELECT coalesce(array_agg(pa.code), '{}') AS had
-                                FROM player_achievements pa WHERE pa.player_id = b.player_id) h
-          CROSS JOIN LATERAL (VALUES
-              ('first_game', CASE WHEN 'first_game' <> ALL (h.had) THEN true END),
-              ('first_win', CASE WHEN 'first_win' <> ALL (h.had) THEN b.won END),
-              ('perfect_game', CASE WHEN 'perfect_game' <> ALL (h.had) THEN b.stayed AND b.questions >= 5 AND b.correct = b.questions END),
-              ('speedster', CASE WHEN 'speedster' <> ALL (h.had) THEN coalesce(b.fastest_correct_ms <= 1000, false) END),
-              ('room_champion', CASE WHEN 'room_champion' <> ALL (h.had) THEN b.mode = 'room' AND b.won AND b.players >= 3 END),
-              ('games_50', CASE WHEN 'games_50' <> ALL (h.had) THEN p.games >= 50 END),
-              ('streak_7', CASE WHEN 'streak_7' <> ALL (h.had) THEN p.current_streak >= 7 END),
-              ('level_10', CASE WHEN 'level_10' <> ALL (h.had) THEN level_of(p.xp) >= 10 END),
-              ('giant_slayer', CASE WHEN 'giant_slayer' <> ALL (h.had) THEN b.mode = 'ranked' AND b.won AND EXISTS (
-                  SELECT 1 FROM rating_history me JOIN rating_history them
-                    ON them.duel_id = me.duel_id AND them.player_id <> me.player_id
-                   WHERE me.duel_id = b.duel_id AND me.player_id = b.player_id
-                     AND them.rating_before >= me.rating_before + 200) END),
-              ('ranked_streak_5', CASE WHEN 'ranked_streak_5' <> ALL (h.had) THEN b.mode = 'ranked' AND b.won AND (
-                  SELECT count(*) = 5 AND bool_and(won) FROM (
-                      SELECT g.won FROM game_progress g WHERE g.player_id = b.player_id AND g.mode = 'ranked'
-                       ORDER BY g.finished_at DESC LIMIT 5) last5) END),
-              ('bank_100', CASE WHEN 'bank_100' <> ALL (h.had) THEN b.correct > 0 AND (
-                  SELECT sum(g.correct) >= 100 FROM game_progress g
-                   WHERE g.player_id = b.player_id AND g.bank_id = b.bank_id) END),
-              ('learned_20', CASE WHEN 'learned_20' <> ALL (h.had) THEN b.learned > 0 AND (
-                  SELECT sum(g.learned) >= 20 FROM game_progress g WHERE g.player_id = b.player_id) END)
-          ) AS a(code, earned)
-         WHERE a.earned
     LOOP
-        v_out := v_out || grant_achievement(r.player_id, r.code, false);
+        SELECT * INTO v_progress FROM player_progress p WHERE p.player_id = r.player_id;
+        -- What the player already has: the conditions below are not even evaluated for it.
+        SELECT coalesce(array_agg(pa.code), '{}') INTO v_had FROM player_achievements pa WHERE pa.player_id = r.player_id;
+        v_codes := '{}';
+        IF 'first_game' <> ALL (v_had) THEN v_codes := v_codes || 'first_game'::text; END IF;
+        IF 'first_win' <> ALL (v_had) AND r.won THEN v_codes := v_codes || 'first_win'::text; END IF;
+        IF 'perfect_game' <> ALL (v_had) AND r.stayed AND r.questions >= 5 AND r.correct = r.questions THEN
+            v_codes := v_codes || 'perfect_game'::text;
+        END IF;
+        IF 'speedster' <> ALL (v_had) AND coalesce(r.fastest_correct_ms <= 1000, false) THEN
+            v_codes := v_codes || 'speedster'::text;
+        END IF;
+        IF 'room_champion' <> ALL (v_had) AND r.mode = 'room' AND r.won AND r.players >= 3 THEN
+            v_codes := v_codes || 'room_champion'::text;
+        END IF;
+        IF 'games_50' <> ALL (v_had) AND v_progress.games >= 50 THEN v_codes := v_codes || 'games_50'::text; END IF;
+        IF 'streak_7' <> ALL (v_had) AND v_progress.current_streak >= 7 THEN v_codes := v_codes || 'streak_7'::text; END IF;
+        IF 'level_10' <> ALL (v_had) AND level_of(v_progress.xp) >= 10 THEN v_codes := v_codes || 'level_10'::text; END IF;
+        IF 'giant_slayer' <> ALL (v_had) AND r.mode = 'ranked' AND r.won THEN
+            v_rating := (SELECT me.rating_before FROM rating_history me
+                          WHERE me.duel_id = r.duel_id AND me.player_id = r.player_id);
+            IF EXISTS (SELECT 1 FROM rating_history them
+                        WHERE them.duel_id = r.duel_id AND them.player_id <> r.player_id
+                          AND them.rating_before >= v_rating + 200) THEN
+                v_codes := v_codes || 'giant_slayer'::text;
+            END IF;
+        END IF;
+        IF 'ranked_streak_5' <> ALL (v_had) AND r.mode = 'ranked' AND r.won AND (
+            SELECT count(*) = 5 AND bool_and(won) FROM (
+                SELECT g.won FROM game_progress g WHERE g.player_id = r.player_id AND g.mode = 'ranked'
+                 ORDER BY g.finished_at DESC LIMIT 5) last5) THEN
+            v_codes := v_codes || 'ranked_streak_5'::text;
+        END IF;
+        IF 'bank_100' <> ALL (v_had) AND r.correct > 0 AND (
+            SELECT sum(g.correct) >= 100 FROM game_progress g WHERE g.player_id = r.player_id AND g.bank_id = r.bank_id) THEN
+            v_codes := v_codes || 'bank_100'::text;
+        END IF;
+        IF 'learned_20' <> ALL (v_had) AND r.learned > 0 AND (
+            SELECT sum(g.learned) >= 20 FROM game_progress g WHERE g.player_id = r.player_id) THEN
+            v_codes := v_codes || 'learned_20'::text;
+        END IF;
+        FOREACH v_code IN ARRAY v_codes LOOP
+            v_out := v_out || grant_achievement(r.player_id, v_code, false);
+        END LOOP;
     END LOOP;
 
     -- A quiz played by 10 other players: its owner's, whoever played it last. Only players'

@@ -8,13 +8,16 @@
 public struct ShardMap: Sendable, Equatable {
     /// The lowest hash value of each shard, ascending (Citus's `shardminvalue`).
     public let lowerBounds: [Int32]
+    /// Whether `duels` is distributed (a Citus coordinator), whatever its shard count.
+    public let distributed: Bool
 
     /// One group: plain Postgres.
-    public static let single = ShardMap(lowerBounds: [Int32.min])
+    public static let single = ShardMap(lowerBounds: [Int32.min], distributed: false)
 
-    public init(lowerBounds: [Int32]) {
+    public init(lowerBounds: [Int32], distributed: Bool = true) {
         precondition(!lowerBounds.isEmpty)
         self.lowerBounds = lowerBounds.sorted()
+        self.distributed = distributed
     }
 
     public var groups: Int { lowerBounds.count }
@@ -40,6 +43,6 @@ public struct ShardMap: Sendable, Equatable {
             SELECT shardminvalue::int AS low FROM pg_dist_shard
              WHERE logicalrelid = 'duels'::regclass ORDER BY 1
             """).map { Int32(try $0.int("low")) }
-        return bounds.isEmpty ? .single : ShardMap(lowerBounds: bounds)
+        return ShardMap(lowerBounds: bounds.isEmpty ? [Int32.min] : bounds)
     }
 }

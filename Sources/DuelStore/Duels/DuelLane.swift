@@ -109,7 +109,11 @@ final class DuelLane: Sendable {
                         // kept while the table grew (5.5 ms per batch lock after 40 s, a
                         // third of Postgres's CPU). Every lane statement is an index probe,
                         // so sequential scans are priced out on these connections.
-                        try opened.execute(script: "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off")
+                        // On Citus the coordinator plans each distributed statement with its
+                        // parameters' values (to find the shard), and refuses a generic plan.
+                        try opened.execute(script: shards.distributed
+                            ? "SET enable_seqscan = off"
+                            : "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off")
                         connection = opened
                         // A new connection starts with no cached states, as it always did.
                         lane = DuelLaneState()

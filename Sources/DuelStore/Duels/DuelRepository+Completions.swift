@@ -40,7 +40,7 @@ extension DuelRepository {
                SET rating = excluded.rating, deviation = excluded.deviation, volatility = excluded.volatility,
                    games = r.games + 1, wins = r.wins + excluded.wins, losses = r.losses + excluded.losses,
                    draws = r.draws + excluded.draws, total_score = r.total_score + excluded.total_score,
-                   updated_at = now()
+                   updated_at = excluded.updated_at  -- the column's default, now(): Citus refuses now() here
             """)
     }
 

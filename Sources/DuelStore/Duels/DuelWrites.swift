@@ -15,12 +15,12 @@ struct DuelWrites {
     private var events: [StoredEvent] = []
     /// What other instances are told (see ``DuelNotification``).
     private var announcements = Announcements()
-    private var finished: [String?] = []
     /// Practice games the batch finished: their correct answers count towards learning.
     private var practiceFinished: [String?] = []
     /// Room games the batch finished: their rooms are open again, and members hear it.
     private var roomFinished: [String?] = []
-    /// Players who left a game that plays on: their live markers go.
+    /// Live markers that go: of players who left a game that plays on, and of every player of
+    /// a game the batch finished.
     private var left: [(duel: String, player: PlayerID)] = []
     /// Finished games' facts, one row per player (issue 14): progress to grant once.
     private var progress = ProgressColumns()
@@ -51,7 +51,7 @@ struct DuelWrites {
             }
             if mode == .practice { practiceFinished.append(duelID) }
             if mode == .room { roomFinished.append(duelID) }
-            finished.append(duelID)
+            for outcome in result.outcomes { left.append((duelID, outcome.player)) }
         }
         return events
     }
@@ -152,20 +152,16 @@ struct DuelWrites {
                 RETURNING 1)
             SELECT pg_notify('duel_events', p) FROM unnest(\(PGArray(payloads))::text[]) AS p
             """)
-        // Finished games' live markers, in a statement of their own: on Citus they live on the
-        // players' shards, and the statement above writes the duels' shard only (issue 24).
-        if !finished.isEmpty {
-            try connection.query("DELETE FROM live_duel_players WHERE duel_id = ANY(\(PGArray(finished))::uuid[])")
-        }
         try DuelRepository(connection).storeRatings(completions)
         if !practiceFinished.isEmpty { try DuelRepository(connection).countPractice(duels: practiceFinished) }
         // After ratings (giant slayer reads them) and practice (learned mistakes count).
         let notifications = progress.isEmpty ? [] : try progress.write(on: connection)
+        // By the players' ids, which Citus uses to reach only their shards (issue 24). A player has
+        // one marker, so a pair of the two lists that is not one of ours matches no row.
         if !left.isEmpty {
             try connection.query("""
-                DELETE FROM live_duel_players l
-                 USING unnest(\(column(left) { $0.player })::uuid[], \(column(left) { $0.duel })::uuid[]) AS g(player, duel)
-                 WHERE l.player_id = g.player AND l.duel_id = g.duel
+                DELETE FROM live_duel_players
+                 WHERE player_id = ANY(\(column(left) { $0.player })::uuid[]) AND duel_id = ANY(\(column(left) { $0.duel })::uuid[])
                 """)
         }
         if !roomFinished.isEmpty { try RoomRepository(connection).announceRooms(ofGames: roomFinished) }
