@@ -116,7 +116,7 @@ final class DuelLane: Sendable {
                             : "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off")
                         connection = opened
                         // A new connection starts with no cached states, as it always did.
-                        lane = DuelLaneState()
+                        lane = DuelLaneState(distributed: shards.distributed)
                         backoff.succeeded()
                     } catch {
                         backoff.failed(now: Date())

@@ -8,9 +8,13 @@ public struct DuelLaneState: Sendable {
     var cache = DuelCache()
     /// Whether committed events are announced to other instances.
     public var announces: Bool
+    /// Whether the database is a Citus coordinator: the lane then writes a batch in statements
+    /// Citus sends to one shard each (``DuelWrites``).
+    public var distributed: Bool
 
-    public init(announces: Bool = true) {
+    public init(announces: Bool = true, distributed: Bool = false) {
         self.announces = announces
+        self.distributed = distributed
     }
 
     /// The engine state of `duel` this lane committed at `version`, if it is still that.

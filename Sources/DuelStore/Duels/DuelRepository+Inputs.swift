@@ -89,7 +89,7 @@ extension DuelRepository {
         }
         // Each notification goes with the completing update of its player's duel (or of any
         // completed duel, for a quiz's author who did not play): the server routes it by player.
-        for payload in try writes.write(on: db, now: now, announces: lane.announces) {
+        for payload in try writes.write(on: db, now: now, announces: lane.announces, shardByShard: lane.distributed) {
             guard let player = PlayerEventNotification(payload: payload)?.players.first,
                   let index = updates.lastIndex(where: { $0?.players.contains(player) == true && $0?.finished == true })
                     ?? updates.lastIndex(where: { $0?.finished == true })

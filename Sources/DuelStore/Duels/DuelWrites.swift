@@ -5,14 +5,14 @@ import DuelCore
 /// touched. Only the steps' own lists go in: nothing here looks at engine state.
 struct DuelWrites {
     /// duels: one row per duel, its state after the batch's last step, in first-touched order.
-    private var rows: [(duel: String, row: DuelStep.Row, version: Int)] = []
+    var rows: [(duel: String, row: DuelStep.Row, version: Int)] = []
     private var rowIndex: [String: Int] = [:]
     /// duel_inputs: each logged input with its number in the duel's log.
-    private var inputs: [(duel: String, n: Int, input: DuelInput)] = []
+    var inputs: [(duel: String, n: Int, input: DuelInput)] = []
     /// duel_answers.
-    private var answers: [(duel: String, new: DuelStep.NewAnswer)] = []
+    var answers: [(duel: String, new: DuelStep.NewAnswer)] = []
     /// duel_events, as stored (each record serialized once).
-    private var events: [StoredEvent] = []
+    var events: [StoredEvent] = []
     /// What other instances are told (see ``DuelNotification``).
     private var announcements = Announcements()
     /// Practice games the batch finished: their correct answers count towards learning.
@@ -88,8 +88,11 @@ struct DuelWrites {
     /// `now`: the transaction's `now()` as text, the finish time of games the batch finished.
     /// It is read by the caller's first statement and passed in, because Citus refuses a
     /// function call inside a CASE of a statement it sends to a shard.
+    /// `shardByShard` (on Citus): the same rows in statements Citus sends to the batch's one
+    /// shard (``writeShardByShard(on:now:payloads:)``) instead of the one statement.
     @discardableResult
-    func write(on connection: PGConnection, now: String? = nil, announces: Bool = true) throws -> [String] {
+    func write(on connection: PGConnection, now: String? = nil, announces: Bool = true,
+               shardByShard: Bool = false) throws -> [String] {
         guard !isEmpty else { return [] }
         let payloads = announces
             ? DuelNotification.payloads(origin: connection.notificationOrigin, ranges: announcements.ranges) : []
@@ -100,6 +103,9 @@ struct DuelWrites {
             return nil
         })
         let answerSubmissions = AnswerColumns(answers.map { Optional($0.new.answer.submission) })
+        if shardByShard {
+            try writeShardByShard(on: connection, now: now, payloads: payloads)
+        } else {
         try connection.query("""
             WITH updated AS (
                 UPDATE duels d
@@ -111,7 +117,9 @@ struct DuelWrites {
                               \(column(rows) { $0.row.nextDeadlineMs.map { String($0) } })::bigint[], \(column(rows) { String($0.version) })::int[],
                               \(column(rows) { String($0.row.questionsOpened) })::int[], \(column(rows) { $0.row.result?.winner })::text[], \(column(rows) { $0.row.result?.reason.rawValue })::text[])
                        AS u(id, state, last_seq, next_deadline_ms, inputs, questions_opened, winner, finish_reason)
-                 WHERE d.id = u.id
+                 -- The ids again as a filter of `duels` itself: Citus finds the one shard a lane's
+                 -- batch writes from it (through the join alone it would update every shard).
+                 WHERE d.id = u.id AND d.id = ANY(\(column(rows) { $0.duel })::uuid[])
                 RETURNING 1),
             logged AS (
                 INSERT INTO duel_inputs (duel_id, n, kind, player_id, question_index, choice, at_ms,
@@ -152,6 +160,7 @@ struct DuelWrites {
                 RETURNING 1)
             SELECT pg_notify('duel_events', p) FROM unnest(\(PGArray(payloads))::text[]) AS p
             """)
+        }
         try DuelRepository(connection).storeRatings(completions)
         if !practiceFinished.isEmpty { try DuelRepository(connection).countPractice(duels: practiceFinished) }
         // After ratings (giant slayer reads them) and practice (learned mistakes count).
