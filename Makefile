@@ -3,13 +3,18 @@
 #   make run ARGS="--port 9000"  the same with flags (scripts/run serve --help lists them)
 #   make test                    the whole suite (Swift, browser, schema, deployment checks)
 # Without make: scripts/run and scripts/test do the same.
-.PHONY: run test migrate bench drills
+.PHONY: run test test-citus migrate bench drills
 
 run:
 	scripts/run $(ARGS)
 
 test:
 	scripts/test
+
+# The Citus cluster suite: a coordinator and two workers on loopback (needs the citus extension
+# in PostgreSQL 15; docs/SCALING.md says how to get it).
+test-citus:
+	Tests/citus/run
 
 # Apply the migrations as the database owner (DATABASE_URL), for a least-privileged server.
 migrate:

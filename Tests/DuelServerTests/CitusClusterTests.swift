@@ -238,7 +238,7 @@ enum CitusCluster {
         let first = try TestServer.start { $0.database.url = url }
         let second = try first.another()
         defer { first.stop(); second.stop() }
-        let room = try await makeRoom([first.url, second.url], count: 4)
+        let room = try await makeRoom([first.url, second.url], count: 4, settings: ["answer_ms": 5_000])
         let players = room.everyone
         let started = try await room.host.client.request("room_start")
         guard let duel = started["data"]?["duel_id"]?.string else { throw DuelClientError.timeout(started.serialized) }

@@ -26,12 +26,18 @@ public struct RoomRepository {
     /// `roomAllowed`: a room's own game, whose players are its members.
     func checkFree(_ players: [PlayerID], requester: PlayerID, roomAllowed: Bool = false) throws {
         try PlayerRepository(db).lockPlayers(players)
+        // Who is in a game, in a statement of its own: on Citus the live markers sit on the
+        // players' shards and the queue and rooms on the coordinator, which one statement cannot
+        // join (issue 24).
+        let ids = PGArray(players.map { Optional($0) })
+        let playing = Set(try db.query("""
+            SELECT player_id::text AS id FROM live_duel_players WHERE player_id = ANY(\(ids)::uuid[])
+            """).map { try $0.string("id") })
         for row in try db.query("""
             SELECT w.id::text AS id, p.username,
                    EXISTS (SELECT 1 FROM match_queue q WHERE q.player_id = w.id) AS queued,
-                   EXISTS (SELECT 1 FROM live_duel_players l WHERE l.player_id = w.id) AS playing,
                    EXISTS (SELECT 1 FROM room_members m WHERE m.player_id = w.id) AS in_room
-              FROM unnest(\(PGArray(players.map { Optional($0) }))::uuid[]) WITH ORDINALITY AS w(id, n)
+              FROM unnest(\(ids)::uuid[]) WITH ORDINALITY AS w(id, n)
               JOIN players p ON p.id = w.id
              ORDER BY w.n
             """) {
@@ -39,7 +45,7 @@ public struct RoomRepository {
             if try row.bool("queued") {
                 throw StoreError(.alreadyQueued, other.map { "\($0) is waiting in a queue" })
             }
-            if try row.bool("playing") { throw StoreError(.inDuel, other.map { "\($0) is in another game" }) }
+            if playing.contains(try row.string("id")) { throw StoreError(.inDuel, other.map { "\($0) is in another game" }) }
             if try !roomAllowed && row.bool("in_room") {
                 throw StoreError(.inRoom, other.map { "\($0) is in a room" })
             }
@@ -265,8 +271,6 @@ public struct RoomRepository {
         let rows = try db.query("""
             SELECT r.code, r.bank_id, b.slug AS bank, r.host::text AS host, r.questions, r.answer_ms, r.max_players,
                    r.duel_id::text AS duel, r.games,
-                   (r.duel_id IS NOT NULL AND EXISTS (SELECT 1 FROM live_duel_players l WHERE l.duel_id = r.duel_id))
-                       AS playing,
                    m.player_id::text AS member, p.username, m.gone_since IS NULL AS connected
               FROM rooms r JOIN banks b ON b.id = r.bank_id
               LEFT JOIN room_members m ON m.room_id = r.id
@@ -275,6 +279,13 @@ public struct RoomRepository {
              ORDER BY m.joined_at, m.player_id
             """)
         guard let first = rows.first else { return nil }
+        // Whether the room's last game is still being played, from its duel's row: a statement
+        // of its own, since on Citus the rooms sit on the coordinator and duels on their shards.
+        var playing = false
+        if let duel = first["duel"] {
+            playing = try db.query("SELECT state <> 'finished' AS live FROM duels WHERE id = \(duel)::uuid")
+                .first?.bool("live") ?? false
+        }
         let members = try rows.compactMap { row -> Room.Member? in
             guard let id = row["member"] else { return nil }
             return Room.Member(id: id, username: try row.string("username"), connected: try row.bool("connected"))
@@ -284,7 +295,7 @@ public struct RoomRepository {
             host: try first.string("host"),
             questions: try first.int("questions"), answerMs: try first.int("answer_ms"),
             maxPlayers: try first.int("max_players"), members: members,
-            state: try first.bool("playing") ? .playing : .open, duelID: first["duel"], games: try first.int("games"))
+            state: playing ? .playing : .open, duelID: first["duel"], games: try first.int("games"))
     }
 
     /// Sends the room's `room` event to its members (or `to`), at commit.
