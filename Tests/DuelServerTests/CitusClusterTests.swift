@@ -253,47 +253,31 @@ enum CitusCluster {
     /// A server process killed while a lane's batch is in flight: every answer whose reply reached
     /// its player is on the cluster.
     @Test func aSIGKILLUnderLoadLosesNoAcknowledgedAnswer() async throws {
-        let url = try CitusCluster.url()
-        let server = try TestServer.spawn(conninfo: url)
-        var duels: [(TestPlayer, TestPlayer, String)] = []
-        for _ in 0..<8 { duels.append(try await startDuel(server.url)) }
-        for (a, b, _) in duels {
-            guard await a.client.nextEvent("question") != nil, await b.client.nextEvent("question") != nil else {
-                throw DuelClientError.timeout("question")
-            }
-        }
-        var sent: [(player: TestPlayer, duel: String, ref: Int)] = []
-        for (index, (a, b, duel)) in duels.enumerated() {
-            let correct = try correctChoice(server, duel: duel, index: 0)
-            for (seat, player) in [a, b].enumerated() {
-                let choice = (index + seat) % 2 == 0 ? correct : (correct + 1) % 4
-                let ref = 9_000 + 2 * index + seat
-                player.client.sendRaw(#"{"op":"answer","ref":\#(ref),"duel_id":"\#(duel)","question_index":0,"choice":\#(choice)}"#)
-                sent.append((player, duel, ref))
-            }
-        }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline, !sent.contains(where: { reply($0.player, ref: $0.ref) != nil }) {
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        server.kill()
-        let db = try PGConnection(url)
-        defer { db.close() }
-        var acknowledged = 0
-        for (player, duel, ref) in sent {
-            guard let reply = reply(player, ref: ref), reply["ok"] == true else { continue }
-            acknowledged += 1
-            let stored = try db.query("""
-                SELECT count(*) AS n FROM duel_answers
-                 WHERE duel_id = \(duel)::uuid AND player_id = \(player.id)::uuid AND question_index = 0
-                """)[0].int("n")
-            #expect(stored == 1, "acknowledged answer of \(player.username) in \(duel) is not stored")
-        }
-        #expect(acknowledged >= 1)
+        try await killWithABatchInFlight(try TestServer.spawn(conninfo: try CitusCluster.url()))
     }
 
-    private func reply(_ player: TestPlayer, ref: Int) -> JSONValue? {
-        player.client.transcript.lazy.compactMap { try? JSONParser.parse($0) }
-            .first { ($0["op"] == "reply" || $0["op"] == "error") && $0["ref"]?.integer == Int64(ref) }
+    /// An operator's commands on the cluster: ending a duel held by another instance reaches both
+    /// players, unrated; a ban closes the player's sockets on both instances.
+    @Test func operatorCommandsReachEveryInstance() async throws {
+        let url = try CitusCluster.url()
+        let one = try TestServer.start { $0.database.url = url }
+        let two = try one.another()
+        defer { one.stop(); two.stop() }
+        let db = try PGConnection(url)
+        defer { db.close() }
+        let (a, b, duel) = try await startDuel(one.url)
+        try db.query("SELECT ops.end_duel(\(duel)::uuid, 'stuck in tests')")
+        guard let completeA = await a.client.nextEvent("complete"), await b.client.nextEvent("complete") != nil else {
+            throw DuelClientError.timeout("complete after ops.end_duel")
+        }
+        #expect(completeA["record"]?["result"]?["reason"] == "ended")
+        #expect(try db.query("SELECT count(*) AS n FROM rating_history WHERE duel_id = \(duel)::uuid")[0].int("n") == 0)
+
+        let player = try await TestPlayer.signUp(one.url)
+        let (elsewhere, signedIn) = try await player.reconnect(two.url)
+        #expect(signedIn["ok"] == true)
+        try db.query("SELECT ops.ban_player(\(player.username), 'cheating')")
+        #expect(await player.client.waitClosed(timeout: .seconds(5)) == 1008)
+        #expect(await elsewhere.client.waitClosed(timeout: .seconds(5)) == 1008)
     }
 }

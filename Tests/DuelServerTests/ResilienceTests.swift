@@ -53,50 +53,7 @@ extension ServerTests {
         /// A server killed while a lane's batch is in flight: every answer whose reply
         /// reached its player is stored, and nothing was acknowledged that is not.
         @Test func aSIGKILLWithABatchInFlightLosesNoAcknowledgedAnswer() async throws {
-            let server = try TestServer.spawn()
-            var duels: [(TestPlayer, TestPlayer, String)] = []
-            for _ in 0..<8 { duels.append(try await startDuel(server.url)) }
-            for (a, b, _) in duels {
-                guard await a.client.nextEvent("question") != nil, await b.client.nextEvent("question") != nil else {
-                    throw DuelClientError.timeout("question")
-                }
-            }
-            // Every player answers question 0 at once (half of them right), without waiting.
-            var sent: [(player: TestPlayer, duel: String, ref: Int)] = []
-            for (index, (a, b, duel)) in duels.enumerated() {
-                let correct = try correctChoice(server, duel: duel, index: 0)
-                for (seat, player) in [a, b].enumerated() {
-                    let choice = (index + seat) % 2 == 0 ? correct : (correct + 1) % 4
-                    let ref = 9_000 + 2 * index + seat
-                    player.client.sendRaw(#"{"op":"answer","ref":\#(ref),"duel_id":"\#(duel)","question_index":0,"choice":\#(choice)}"#)
-                    sent.append((player, duel, ref))
-                }
-            }
-            // Kill as soon as the first reply is back, while the rest are in a batch or queued.
-            let deadline = ContinuousClock.now + .seconds(10)
-            while ContinuousClock.now < deadline, !sent.contains(where: { reply($0.player, ref: $0.ref) != nil }) {
-                try await Task.sleep(for: .milliseconds(1))
-            }
-            server.kill()
-            let db = try server.database()
-            defer { db.close() }
-            var acknowledged = 0
-            for (player, duel, ref) in sent {
-                guard let reply = reply(player, ref: ref), reply["ok"] == true else { continue }
-                acknowledged += 1
-                let stored = try db.query("""
-                    SELECT count(*) AS n FROM duel_answers
-                     WHERE duel_id = \(duel)::uuid AND player_id = \(player.id)::uuid AND question_index = 0
-                    """)[0].int("n")
-                #expect(stored == 1, "acknowledged answer of \(player.username) in \(duel) is not stored")
-            }
-            #expect(acknowledged >= 1)
-        }
-
-        /// The reply to `ref` among the frames `player` received, if any.
-        private func reply(_ player: TestPlayer, ref: Int) -> JSONValue? {
-            player.client.transcript.lazy.compactMap { try? JSONParser.parse($0) }
-                .first { $0["ref"]?.integer == Int64(ref) && $0["op"] == "reply" || $0["ref"]?.integer == Int64(ref) && $0["op"] == "error" }
+            try await killWithABatchInFlight(try TestServer.spawn())
         }
 
         @Test func twoServerProcessesOnOneDatabasePlayOneDuel() async throws {
@@ -135,4 +92,51 @@ extension ServerTests {
             }
         }
     }
+}
+
+/// Eight duels' players all answer question 0 at once (half of them right) and `server` (a
+/// spawned process) is SIGKILLed as soon as the first reply is back, while the rest are in a
+/// batch or queued: every answer whose reply reached its player must be stored (also the cluster
+/// suite's, on Citus).
+func killWithABatchInFlight(_ server: TestServer) async throws {
+    var duels: [(TestPlayer, TestPlayer, String)] = []
+    for _ in 0..<8 { duels.append(try await startDuel(server.url)) }
+    for (a, b, _) in duels {
+        guard await a.client.nextEvent("question") != nil, await b.client.nextEvent("question") != nil else {
+            throw DuelClientError.timeout("question")
+        }
+    }
+    var sent: [(player: TestPlayer, duel: String, ref: Int)] = []
+    for (index, (a, b, duel)) in duels.enumerated() {
+        let correct = try correctChoice(server, duel: duel, index: 0)
+        for (seat, player) in [a, b].enumerated() {
+            let choice = (index + seat) % 2 == 0 ? correct : (correct + 1) % 4
+            let ref = 9_000 + 2 * index + seat
+            player.client.sendRaw(#"{"op":"answer","ref":\#(ref),"duel_id":"\#(duel)","question_index":0,"choice":\#(choice)}"#)
+            sent.append((player, duel, ref))
+        }
+    }
+    /// The reply to `ref` among the frames `player` received, if any.
+    func replyTo(_ player: TestPlayer, ref: Int) -> JSONValue? {
+        player.client.transcript.lazy.compactMap { try? JSONParser.parse($0) }
+            .first { ($0["op"] == "reply" || $0["op"] == "error") && $0["ref"]?.integer == Int64(ref) }
+    }
+    let deadline = ContinuousClock.now + .seconds(10)
+    while ContinuousClock.now < deadline, !sent.contains(where: { replyTo($0.player, ref: $0.ref) != nil }) {
+        try await Task.sleep(for: .milliseconds(1))
+    }
+    server.kill()
+    let db = try server.database()
+    defer { db.close() }
+    var acknowledged = 0
+    for (player, duel, ref) in sent {
+        guard let reply = replyTo(player, ref: ref), reply["ok"] == true else { continue }
+        acknowledged += 1
+        let stored = try db.query("""
+            SELECT count(*) AS n FROM duel_answers
+             WHERE duel_id = \(duel)::uuid AND player_id = \(player.id)::uuid AND question_index = 0
+            """)[0].int("n")
+        #expect(stored == 1, "acknowledged answer of \(player.username) in \(duel) is not stored")
+    }
+    #expect(acknowledged >= 1)
 }
