@@ -256,6 +256,54 @@ enum CitusCluster {
         try await killWithABatchInFlight(try TestServer.spawn(conninfo: try CitusCluster.url()))
     }
 
+    /// The everyday requests besides a duel run on the cluster as on plain Postgres: a whole
+    /// practice game, the notebook, stats, history, leaderboards, goals, the time zone, a quiz made,
+    /// published, saved and rated, challenges and notifications. Each reply must be `ok`.
+    @Test func everydayRequestsRunOnTheCluster() async throws {
+        let url = try CitusCluster.url()
+        let server = try TestServer.start { $0.database.url = url }
+        defer { server.stop() }
+        let (a, b, duel) = try await startDuel(server.url)
+        guard await a.client.nextEvent("question") != nil else { throw DuelClientError.timeout("question") }
+        _ = try await b.client.request("forfeit", ["duel_id": .string(duel)])
+        guard await a.client.nextEvent("complete") != nil else { throw DuelClientError.timeout("complete") }
+        func ok(_ player: TestPlayer, _ op: String, _ fields: JSONObject = [:]) async throws -> JSONValue {
+            let reply = try await player.client.request(op, fields)
+            #expect(reply["ok"] == true, "\(op): \(reply.serialized)")
+            return reply
+        }
+        let practice = try await ok(a, "practice", ["bank": "world-capitals"])
+        guard let game = practice["data"]?["duel_id"]?.string else { throw DuelClientError.timeout("practice") }
+        while true {
+            guard let event = await a.client.next(timeout: .seconds(10)) else { throw DuelClientError.timeout("practice event") }
+            if event["event"] == "complete", event["duel_id"] == .string(game) { break }
+            guard event["event"] == "question", event["duel_id"] == .string(game),
+                  let index = event["record"]?["question"]?["index"]?.integer else { continue }
+            let correct = try correctChoice(server, duel: game, index: Int(index))
+            _ = try await ok(a, "answer", ["duel_id": .string(game), "question_index": .number(Int(index)), "choice": .number(correct)])
+        }
+        for (op, fields) in [("mistakes", ["limit": 5]), ("stats", [:]), ("history", ["limit": 5]),
+                             ("leaderboard", ["bank": "world-capitals"]), ("rating_history", ["bank": "world-capitals"]),
+                             ("profile", [:]), ("achievements", [:]), ("notifications", [:]), ("goals", [:])] as [(String, JSONObject)] {
+            _ = try await ok(a, op, fields)
+        }
+        _ = try await ok(a, "goal_set", ["kind": "games", "target": 3])
+        _ = try await ok(a, "profile_update", ["time_zone": "Europe/Paris"])
+        let created = try await ok(a, "quiz_create", ["title": "Cluster quiz"])
+        let slug = created["data"]?["quiz"]?["quiz"]?.string ?? ""
+        for index in 0..<5 {
+            _ = try await ok(a, "question_add", ["quiz": .string(slug), "type": "single", "prompt": .string("Q\(index)?"),
+                                                  "choices": ["yes", "no"], "correct_choice": 0])
+        }
+        _ = try await ok(a, "quiz_publish", ["quiz": .string(slug)])
+        for (op, fields) in [("catalog", [:]), ("quiz", ["quiz": .string(slug)]), ("quiz_save", ["quiz": .string(slug)]),
+                             ("library", [:]), ("rate", ["quiz": .string(slug), "value": 1])] as [(String, JSONObject)] {
+            _ = try await ok(b, op, fields)
+        }
+        _ = try await ok(b, "challenge", ["username": .string(a.username), "bank": "world-capitals"])
+        _ = try await ok(a, "challenges")
+    }
+
     /// An operator's commands on the cluster: ending a duel held by another instance reaches both
     /// players, unrated; a ban closes the player's sockets on both instances.
     @Test func operatorCommandsReachEveryInstance() async throws {

@@ -72,7 +72,8 @@ extension DuelRepository {
             ON CONFLICT (player_id, question_id) DO UPDATE
                SET correct_games = excluded.correct_games, last_duel = excluded.last_duel,
                    learned_at = excluded.learned_at,
-                   since = CASE WHEN excluded.correct_games = 1 THEN now() ELSE p.since END
+                   -- excluded.since is now(), set above: Citus refuses a function call here.
+                   since = CASE WHEN excluded.correct_games = 1 THEN excluded.since ELSE p.since END
             """)
     }
 }

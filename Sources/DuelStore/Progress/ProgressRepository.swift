@@ -25,11 +25,13 @@ public struct ProgressRepository {
         guard known else { throw StoreError(.badRequest, "time_zone: unknown time zone \(name)") }
         // The zone may change once in 24 hours (issue 23): hopping between Etc/GMT+12 and
         // Pacific/Kiritimati made two streak days a minute apart. The same zone again is no
-        // change; the first change from the default is free.
+        // change; the first change from the default is free. The new moment comes through
+        // excluded (the now() inserted): Citus refuses a function call in an upsert's SET.
         let changed = try db.query("""
             INSERT INTO player_progress AS p (player_id, time_zone, time_zone_set_at) VALUES (\(player)::uuid, \(name), now())
             ON CONFLICT (player_id) DO UPDATE SET time_zone = excluded.time_zone,
-                time_zone_set_at = CASE WHEN p.time_zone = excluded.time_zone THEN p.time_zone_set_at ELSE now() END
+                time_zone_set_at = CASE WHEN p.time_zone = excluded.time_zone THEN p.time_zone_set_at
+                                        ELSE excluded.time_zone_set_at END
              WHERE p.time_zone = excluded.time_zone
                 OR p.time_zone_set_at IS NULL OR p.time_zone_set_at <= now() - interval '24 hours'
             RETURNING 1
@@ -53,7 +55,8 @@ public struct ProgressRepository {
             // Setting a goal again changes its target, but a goal reached this week stays reached:
             // its XP is given once (resetting it let a player raise the target after each game and
             // be paid again). A goal this week's games already meet is reached at once, without
-            // XP: the XP is for the game that reaches it.
+            // XP: the XP is for the game that reaches it. set_at comes through excluded (the
+            // column's default, now()): Citus refuses a function call in an upsert's SET.
             try db.query("""
                 WITH me AS (
                     SELECT time_zone, date_trunc('week', player_day(now(), time_zone))::date AS week
@@ -64,7 +67,7 @@ public struct ProgressRepository {
                                               \(goal.target)::int) THEN now() END
                   FROM me
                 ON CONFLICT (player_id, week_start, kind, coalesce(bank_id, 0))
-                DO UPDATE SET target = excluded.target, set_at = now(),
+                DO UPDATE SET target = excluded.target, set_at = excluded.set_at,
                               reached_at = coalesce(weekly_goals.reached_at, excluded.reached_at)
                 """)
             return try goals(player: player)

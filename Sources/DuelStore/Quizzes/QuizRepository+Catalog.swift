@@ -102,9 +102,11 @@ extension QuizRepository {
             if value == 0 {
                 try db.query("DELETE FROM \(unsafeRaw: table) WHERE player_id = \(player)::uuid AND \(unsafeRaw: column) = \(subject)")
             } else {
+                // voted_at from the column's default, now(), through excluded: Citus refuses a
+                // function call in an upsert's SET.
                 try db.query("""
                     INSERT INTO \(unsafeRaw: table) (player_id, \(unsafeRaw: column), value) VALUES (\(player)::uuid, \(subject), \(value))
-                    ON CONFLICT (player_id, \(unsafeRaw: column)) DO UPDATE SET value = excluded.value, voted_at = now()
+                    ON CONFLICT (player_id, \(unsafeRaw: column)) DO UPDATE SET value = excluded.value, voted_at = excluded.voted_at
                     """)
             }
             let likes = (value == 1 ? 1 : 0) - (old == 1 ? 1 : 0)
