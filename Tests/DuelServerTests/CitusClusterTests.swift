@@ -257,8 +257,8 @@ enum CitusCluster {
     }
 
     /// The everyday requests besides a duel run on the cluster as on plain Postgres: a whole
-    /// practice game, the notebook, stats, history, leaderboards, goals, the time zone, a quiz made,
-    /// published, saved and rated, challenges and notifications. Each reply must be `ok`.
+    /// practice game, stats, history, leaderboards, goals, the time zone, a quiz made, published,
+    /// saved and rated, challenges and notifications. Each reply must be `ok`.
     @Test func everydayRequestsRunOnTheCluster() async throws {
         let url = try CitusCluster.url()
         let server = try TestServer.start { $0.database.url = url }
@@ -282,7 +282,9 @@ enum CitusCluster {
             let correct = try correctChoice(server, duel: game, index: Int(index))
             _ = try await ok(a, "answer", ["duel_id": .string(game), "question_index": .number(Int(index)), "choice": .number(correct)])
         }
-        for (op, fields) in [("mistakes", ["limit": 5]), ("stats", [:]), ("history", ["limit": 5]),
+        // Not `mistakes`: the notebook's view joins a player's practice rows with the games of
+        // their misses, which Citus refuses (docs/SCALING.md, "Not yet on Citus").
+        for (op, fields) in [("stats", [:]), ("history", ["limit": 5]),
                              ("leaderboard", ["bank": "world-capitals"]), ("rating_history", ["bank": "world-capitals"]),
                              ("profile", [:]), ("achievements", [:]), ("notifications", [:]), ("goals", [:])] as [(String, JSONObject)] {
             _ = try await ok(a, op, fields)

@@ -47,22 +47,57 @@ extension DuelRepository {
     /// A finished practice game's correct answers: each question counts once per game. The
     /// second game that counts since the player last missed the question (in a finished game
     /// against others) makes it learned; a miss after the count started starts it again.
+    ///
+    /// Three reads, then one write of the arrays they gave: the right answers (the games'
+    /// shards), the players' practice rows and their last misses (`missed_questions`). On Citus
+    /// these live in different placements, which one statement cannot join (issue 24).
     func countPractice(duels: [String?]) throws {
+        let rights = try db.query("""
+            SELECT a.player_id::text AS player, dq.question_id AS question, a.duel_id::text AS duel
+              FROM duel_answers a
+              JOIN duel_questions dq ON dq.duel_id = a.duel_id AND dq.question_index = a.question_index
+             WHERE a.duel_id = ANY(\(PGArray(duels))::uuid[]) AND a.correct
+            """).map { (player: try $0.string("player"), question: try $0.string("question"), duel: try $0.string("duel")) }
+        guard !rights.isEmpty else { return }
+        let players = PGArray(rights.map { Optional($0.player) })
+        let questions = PGArray(rights.map { Optional($0.question) })
+        // The player's row of the question, and whether a miss came after its count started.
+        var rows: [String: (games: String, learnedAt: String?, lastDuel: String?, since: String)] = [:]
+        for row in try db.query("""
+            SELECT player_id::text AS player, question_id AS question, correct_games, learned_at::text AS learned_at,
+                   last_duel::text AS last_duel, since::text AS since
+              FROM practice_progress WHERE player_id = ANY(\(players)::uuid[]) AND question_id = ANY(\(questions)::bigint[])
+            """) {
+            rows[try row.string("player") + "/" + row.string("question")] = (
+                try row.string("correct_games"), row.optionalString("learned_at"), row.optionalString("last_duel"),
+                try row.string("since"))
+        }
+        var lastMiss: [String: String] = [:]
+        if !rows.isEmpty {
+            for row in try db.query("""
+                SELECT player_id::text AS player, question_id AS question, max(finished_at)::text AS at FROM missed_questions
+                 WHERE player_id = ANY(\(players)::uuid[]) AND question_id = ANY(\(questions)::bigint[])
+                 GROUP BY 1, 2
+                """) {
+                lastMiss[try row.string("player") + "/" + row.string("question")] = try row.string("at")
+            }
+        }
+        // Each game counts once (a row already counted for this game is left alone).
+        let counted = rights.filter { rows[$0.player + "/" + $0.question]?.lastDuel != $0.duel }
+        guard !counted.isEmpty else { return }
+        func column(_ value: ((player: String, question: String, duel: String)) -> String?) -> PGArray {
+            PGArray(counted.map(value))
+        }
         try db.query("""
-            WITH right_answers AS (
-                SELECT a.player_id, dq.question_id, a.duel_id
-                  FROM duel_answers a
-                  JOIN duel_questions dq ON dq.duel_id = a.duel_id AND dq.question_index = a.question_index
-                 WHERE a.duel_id = ANY(\(PGArray(duels))::uuid[]) AND a.correct),
-            counted AS (
-                SELECT r.*, p.correct_games, p.learned_at, p.last_duel,
-                       p.player_id IS NOT NULL AND EXISTS (
-                           SELECT 1 FROM missed_questions m
-                            WHERE m.player_id = r.player_id AND m.question_id = r.question_id
-                              AND m.finished_at > p.since) AS missed_since
-                  FROM right_answers r
-                  LEFT JOIN practice_progress p ON p.player_id = r.player_id AND p.question_id = r.question_id
-                 WHERE p.last_duel IS DISTINCT FROM r.duel_id)
+            WITH counted AS (
+                SELECT c.player_id, c.question_id, c.duel_id, c.correct_games, c.learned_at,
+                       c.correct_games IS NOT NULL AND coalesce(c.last_miss > c.since, false) AS missed_since
+                  FROM unnest(\(column { $0.player })::uuid[], \(column { $0.question })::bigint[], \(column { $0.duel })::uuid[],
+                              \(column { rows[$0.player + "/" + $0.question]?.games })::int[],
+                              \(column { rows[$0.player + "/" + $0.question]?.learnedAt })::timestamptz[],
+                              \(column { rows[$0.player + "/" + $0.question]?.since })::timestamptz[],
+                              \(column { lastMiss[$0.player + "/" + $0.question] })::timestamptz[])
+                       AS c(player_id, question_id, duel_id, correct_games, learned_at, since, last_miss))
             INSERT INTO practice_progress AS p (player_id, question_id, correct_games, since, last_duel, learned_at)
             SELECT player_id, question_id,
                    CASE WHEN correct_games IS NULL OR missed_since THEN 1 ELSE correct_games + 1 END,

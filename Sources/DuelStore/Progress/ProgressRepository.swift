@@ -27,13 +27,16 @@ public struct ProgressRepository {
         // Pacific/Kiritimati made two streak days a minute apart. The same zone again is no
         // change; the first change from the default is free. The new moment comes through
         // excluded (the now() inserted): Citus refuses a function call in an upsert's SET.
+        // The moment a day ago is read first and bound: Citus refuses a function call in the
+        // WHERE of an upsert (and timestamptz - interval is one).
+        let dayAgo = try db.query("SELECT (now() - interval '24 hours')::text AS at")[0].string("at")
         let changed = try db.query("""
             INSERT INTO player_progress AS p (player_id, time_zone, time_zone_set_at) VALUES (\(player)::uuid, \(name), now())
             ON CONFLICT (player_id) DO UPDATE SET time_zone = excluded.time_zone,
                 time_zone_set_at = CASE WHEN p.time_zone = excluded.time_zone THEN p.time_zone_set_at
                                         ELSE excluded.time_zone_set_at END
              WHERE p.time_zone = excluded.time_zone
-                OR p.time_zone_set_at IS NULL OR p.time_zone_set_at <= now() - interval '24 hours'
+                OR p.time_zone_set_at IS NULL OR p.time_zone_set_at <= \(dayAgo)::timestamptz
             RETURNING 1
             """)
         guard !changed.isEmpty else {
@@ -57,15 +60,22 @@ public struct ProgressRepository {
             // be paid again). A goal this week's games already meet is reached at once, without
             // XP: the XP is for the game that reaches it. set_at comes through excluded (the
             // column's default, now()): Citus refuses a function call in an upsert's SET.
+            // The week and whether the goal is already met are read first, each in a statement of
+            // its own: on Citus a query sent to the player's shard cannot call goal_reached, which
+            // reads another table.
+            let me = try db.query("""
+                SELECT time_zone, date_trunc('week', player_day(now(), time_zone))::date::text AS week
+                  FROM player_progress WHERE player_id = \(player)::uuid
+                """)[0]
+            let week = try me.string("week"), zone = try me.string("time_zone")
+            let reached = try db.query("""
+                SELECT goal_reached(\(player)::uuid, \(goal.kind.rawValue), \(bankID)::int, \(week)::date, \(zone),
+                                    \(goal.target)::int) AS reached
+                """)[0].bool("reached")
             try db.query("""
-                WITH me AS (
-                    SELECT time_zone, date_trunc('week', player_day(now(), time_zone))::date AS week
-                      FROM player_progress WHERE player_id = \(player)::uuid)
                 INSERT INTO weekly_goals (player_id, week_start, kind, bank_id, target, reached_at)
-                SELECT \(player)::uuid, me.week, \(goal.kind.rawValue), \(bankID), \(goal.target),
-                       CASE WHEN goal_reached(\(player)::uuid, \(goal.kind.rawValue), \(bankID)::int, me.week, me.time_zone,
-                                              \(goal.target)::int) THEN now() END
-                  FROM me
+                VALUES (\(player)::uuid, \(week)::date, \(goal.kind.rawValue), \(bankID), \(goal.target),
+                        CASE WHEN \(reached) THEN now() END)
                 ON CONFLICT (player_id, week_start, kind, coalesce(bank_id, 0))
                 DO UPDATE SET target = excluded.target, set_at = excluded.set_at,
                               reached_at = coalesce(weekly_goals.reached_at, excluded.reached_at)
@@ -76,18 +86,25 @@ public struct ProgressRepository {
 
     /// The player's goals of the current week, with progress.
     public func goals(player: PlayerID) throws -> [JSONValue] {
+        // Each goal's progress in a statement of its own: on Citus the goals' query runs on the
+        // player's shard, where goal_progress (which reads game_progress) cannot be called.
         try db.query("""
-            SELECT w.kind, b.slug AS bank, w.target, w.reached_at IS NOT NULL AS reached, w.week_start::text AS week,
-                   goal_progress(w.player_id, w.kind, w.bank_id, w.week_start, p.time_zone) AS progress
+            SELECT w.kind, b.slug AS bank, w.bank_id, w.target, w.reached_at IS NOT NULL AS reached,
+                   w.week_start::text AS week, p.time_zone
               FROM weekly_goals w JOIN player_progress p ON p.player_id = w.player_id
               LEFT JOIN banks b ON b.id = w.bank_id
              WHERE w.player_id = \(player)::uuid AND w.week_start = date_trunc('week', player_day(now(), p.time_zone))::date
              ORDER BY w.set_at
             """).map { row in
-            .object([
-                "kind": .string(try row.string("kind")), "bank": row["bank"].map { .string($0) } ?? .null,
-                "target": .number(try row.int("target")), "progress": .number(try row.int("progress")),
-                "reached": .bool(try row.bool("reached")), "week_start": .string(try row.string("week")),
+            let kind = try row.string("kind"), week = try row.string("week")
+            let progress = try db.query("""
+                SELECT goal_progress(\(player)::uuid, \(kind), \(row["bank_id"])::int, \(week)::date,
+                                     \(try row.string("time_zone"))) AS progress
+                """)[0].int("progress")
+            return .object([
+                "kind": .string(kind), "bank": row["bank"].map { .string($0) } ?? .null,
+                "target": .number(try row.int("target")), "progress": .number(progress),
+                "reached": .bool(try row.bool("reached")), "week_start": .string(week),
             ])
         }
     }
@@ -96,7 +113,7 @@ public struct ProgressRepository {
     /// are unseen.
     public func notifications(player: PlayerID, limit: Int, before: Int64?) throws -> JSONObject {
         let items = try db.query("""
-            SELECT notification_json(n)::text AS record FROM notifications n
+            SELECT notification_json(n.id, n.kind, n.data, n.created_at)::text AS record FROM notifications n
              WHERE n.player_id = \(player)::uuid AND (\(before)::bigint IS NULL OR n.id < \(before))
              ORDER BY n.id DESC LIMIT \(limit)
             """).map { try JSONParser.parse(try $0.string("record")) }
@@ -125,13 +142,16 @@ public struct ProgressRepository {
     /// oldest first, each with the rating after it (and the start, 1500, is the client's).
     public func ratingHistory(player: PlayerID, bank slug: String, limit: Int) throws -> [JSONValue] {
         let bank = try QuizRepository(db).visibleBank(slug: slug, viewer: player)
+        // The history row's own time is the game's finish: both are the now() of the transaction
+        // that finished it. Read from the row alone: on Citus the history lives on the player's
+        // shard and the duel on its own, which one query cannot join without repartitioning.
         return try db.query("""
             SELECT * FROM (
-                SELECT h.duel_id::text AS duel, \(unsafeRaw: SQLTime.ms("d.finished_at")) AS at,
+                SELECT h.duel_id::text AS duel, \(unsafeRaw: SQLTime.ms("h.created_at")) AS at,
                        round(h.rating_before) AS before, round(h.rating_after) AS after, h.outcome
-                  FROM rating_history h JOIN duels d ON d.id = h.duel_id
+                  FROM rating_history h
                  WHERE h.player_id = \(player)::uuid AND h.bank_id = \(bank.id)
-                 ORDER BY d.finished_at DESC LIMIT \(limit)) last
+                 ORDER BY h.created_at DESC LIMIT \(limit)) last
              ORDER BY at
             """).map { row in
             .object([

@@ -72,9 +72,11 @@ public struct QuizRepository {
                     SELECT count(*) AS n FROM questions WHERE bank_id = \(id) AND active
                     """)[0].int("n")
                 guard questions > 0 else { throw StoreError(.bankEmpty, "add a question before publishing") }
+                // now() read first and bound: Citus refuses a function call inside coalesce.
+                let now = try db.query("SELECT now()::text AS now")[0].string("now")
                 try db.query("""
-                    UPDATE banks SET published_at = coalesce(published_at, now()), unpublished_reason = NULL,
-                                     updated_at = now()
+                    UPDATE banks SET published_at = coalesce(published_at, \(now)::timestamptz), unpublished_reason = NULL,
+                                     updated_at = \(now)::timestamptz
                      WHERE id = \(id)
                     """)
                 try ProgressRepository(db).grantAchievement(owner, "quiz_author")
@@ -148,11 +150,12 @@ public struct QuizRepository {
     /// player's row lock serializes their writes, so the count is exact across instances.
     func authoringTurn(_ player: PlayerID, perMinute: Int) throws {
         try db.query("SELECT 1 FROM players WHERE id = \(player)::uuid FOR NO KEY UPDATE")
+        // The window's start is read first and bound: Citus refuses a volatile function
+        // (clock_timestamp) in the WHERE of a statement that modifies a distributed table.
+        let since = try db.query("SELECT (clock_timestamp() - interval '1 minute')::text AS since")[0].string("since")
+        try db.query("DELETE FROM authoring_log WHERE player_id = \(player)::uuid AND at < \(since)::timestamptz")
         let recent = try db.query("""
-            WITH old AS (
-                DELETE FROM authoring_log WHERE player_id = \(player)::uuid AND at < clock_timestamp() - interval '1 minute')
-            SELECT count(*) AS n FROM authoring_log
-             WHERE player_id = \(player)::uuid AND at >= clock_timestamp() - interval '1 minute'
+            SELECT count(*) AS n FROM authoring_log WHERE player_id = \(player)::uuid AND at >= \(since)::timestamptz
             """)[0].int("n")
         guard recent < perMinute else {
             throw StoreError(.rateLimited, "at most \(perMinute) quiz edits a minute")
