@@ -23,11 +23,21 @@ extension DuelRepository {
             // A bank's practice: createGames draws, as for any game. Mistakes: drawn here.
             var questions: [DuelQuestion]?
             if mistakes {
+                // The notebook (the view mistakes_notebook, for operators), with the taught
+                // questions passed in: see LearnedQuestions.
+                // The questions in a second read: on Citus a reference table joined to the misses'
+                // UNION is refused.
+                let learned = try LearnedQuestions(player: player, on: db)
+                let missedIDs = try db.query("""
+                    SELECT DISTINCT n.question_id::text AS id FROM missed_questions n
+                     WHERE n.player_id = \(player)::uuid
+                       AND NOT coalesce(is_learned((\(learned.times)::timestamptz[])[array_position(\(learned.ids)::bigint[], n.question_id)],
+                                                   n.finished_at), false)
+                    """).map { Optional(try $0.string("id")) }
                 let rows = try db.query("""
                     WITH missed AS (
-                        SELECT DISTINCT q.bank_id, \(unsafeRaw: DuelQuestion.columns("q"))
-                          FROM mistakes_notebook n JOIN questions q ON q.id = n.question_id
-                         WHERE n.player_id = \(player)::uuid),
+                        SELECT q.bank_id, \(unsafeRaw: DuelQuestion.columns("q"))
+                          FROM questions q WHERE q.id = ANY(\(PGArray(missedIDs))::bigint[])),
                     chosen AS (
                         SELECT coalesce(\(bankID)::int,
                                         (SELECT bank_id FROM missed GROUP BY bank_id ORDER BY count(*) DESC, bank_id LIMIT 1))

@@ -37,16 +37,34 @@ extension ProgressRepository {
     /// Questions the player missed (wrong or unanswered) in finished games against others,
     /// newest first, less those practice taught (`mistakes` op).
     public func mistakes(player: PlayerID, limit: Int) throws -> [JSONValue] {
-        try db.query("""
-            SELECT \(unsafeRaw: DuelQuestion.columns("q")), n.choice, n.choices AS picked, n.answer_text, n.answer_number,
+        // The notebook (the view mistakes_notebook, for operators), with the taught questions
+        // passed in: see LearnedQuestions.
+        // The questions in a second read: on Citus the misses' query runs on the games' shards,
+        // and a reference table joined to its UNION is refused.
+        let learned = try LearnedQuestions(player: player, on: db)
+        let misses = try db.query("""
+            SELECT n.question_id::text AS question, n.choice, n.choices AS picked, n.answer_text, n.answer_number,
                    n.duel_id::text AS duel
-              FROM mistakes_notebook n JOIN questions q ON q.id = n.question_id
+              FROM missed_questions n
              WHERE n.player_id = \(player)::uuid
+               AND NOT coalesce(is_learned((\(learned.times)::timestamptz[])[array_position(\(learned.ids)::bigint[], n.question_id)],
+                                           n.finished_at), false)
              ORDER BY n.finished_at DESC, n.question_index
              LIMIT \(limit)
-            """).map { row in
-            Self.mistake(try DuelQuestion(row: row), answer: try row.submission(choicesColumn: "picked"),
-                         duel: try row.string("duel"))
+            """)
+        var questions: [String: DuelQuestion] = [:]
+        if !misses.isEmpty {
+            for row in try db.query("""
+                SELECT \(unsafeRaw: DuelQuestion.columns("q")) FROM questions q
+                 WHERE q.id = ANY(\(PGArray(try misses.map { Optional(try $0.string("question")) }))::bigint[])
+                """) {
+                let question = try DuelQuestion(row: row)
+                questions[String(question.id)] = question
+            }
+        }
+        return try misses.compactMap { row in
+            guard let question = questions[try row.string("question")] else { return nil }
+            return Self.mistake(question, answer: try row.submission(choicesColumn: "picked"), duel: try row.string("duel"))
         }
     }
 
@@ -71,12 +89,13 @@ extension ProgressRepository {
     /// finished game against others, that `is_learned` (bank practice of questions never
     /// missed does not count).
     public func learnedCount(player: PlayerID) throws -> Int {
-        try db.query("""
-            SELECT count(*) AS n FROM practice_progress p
-             WHERE p.player_id = \(player)::uuid
-               AND EXISTS (SELECT 1 FROM missed_questions m
-                            WHERE m.player_id = p.player_id AND m.question_id = p.question_id
-                              AND is_learned(p.learned_at, m.finished_at))
+        // The taught questions with a miss they taught (see LearnedQuestions).
+        let learned = try LearnedQuestions(player: player, on: db)
+        return try db.query("""
+            SELECT count(DISTINCT m.question_id) AS n FROM missed_questions m
+             WHERE m.player_id = \(player)::uuid
+               AND coalesce(is_learned((\(learned.times)::timestamptz[])[array_position(\(learned.ids)::bigint[], m.question_id)],
+                                       m.finished_at), false)
             """)[0].int("n")
     }
 }
