@@ -309,14 +309,15 @@ enum CitusCluster {
         _ = try await ok(a, "challenges")
     }
 
-    /// An operator's commands on the cluster: ending a duel reaches both players, unrated; a ban
-    /// closes the player's sockets on both instances. (Ending a duel while a second instance runs
-    /// is not here: on the cluster its players got no `complete` though the duel ended; open,
-    /// bench/NOTES.md item 24.)
+    /// An operator's commands on the cluster: ending a duel, which both instances apply, reaches
+    /// both players, unrated (a third of these runs lost the `complete` before the fix of
+    /// DuelDelivery.apply, bench/NOTES.md item 24); a ban closes the player's sockets on both
+    /// instances.
     @Test func operatorCommandsReachEveryInstance() async throws {
         let url = try CitusCluster.url()
         let one = try TestServer.start { $0.database.url = url }
-        defer { one.stop() }
+        let two = try one.another()
+        defer { one.stop(); two.stop() }
         let db = try PGConnection(url)
         defer { db.close() }
         let (a, b, duel) = try await startDuel(one.url)
@@ -327,8 +328,6 @@ enum CitusCluster {
         #expect(completeA["record"]?["result"]?["reason"] == "ended")
         #expect(try db.query("SELECT count(*) AS n FROM rating_history WHERE duel_id = \(duel)::uuid")[0].int("n") == 0)
 
-        let two = try one.another()
-        defer { two.stop() }
         let player = try await TestPlayer.signUp(one.url)
         let (elsewhere, signedIn) = try await player.reconnect(two.url)
         #expect(signedIn["ok"] == true)

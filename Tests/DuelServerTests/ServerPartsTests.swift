@@ -89,6 +89,23 @@ func event(_ duel: String, _ seq: Int, _ kind: DuelEventKind) -> StoredEvent {
         #expect(parts.delivery.book.isFinished("d"))
     }
 
+    /// An input applied here to a duel another instance already finished (an operator's end
+    /// both instances apply) commits nothing: it must not mark the duel finished, or the other
+    /// instance's `complete`, announced just after, is dropped and the players here never see
+    /// the end (found on Citus, bench/NOTES.md item 24).
+    @Test func aDuelFinishedElsewhereStillDeliversItsCompleteHere() {
+        let parts = Parts()
+        let a = parts.connect(1, as: "a")
+        parts.delivery.deliver([event("d", 1, .`init`)], players: ["a", "b"])
+        parts.delivery.apply(DuelUpdate(
+            duelID: "d", seq: 2, players: ["a", "b"], outcome: .accepted, events: [], nextDeadlineMs: nil, finished: true))
+        #expect(!parts.delivery.book.isFinished("d"))
+        // The other instance's announcement, read from the store.
+        parts.delivery.deliver([event("d", 2, .complete)], players: ["a", "b"])
+        #expect(parts.transport.texts(to: a.id).count == 2)
+        #expect(parts.delivery.book.isFinished("d"))
+    }
+
     @Test func aSignInContinuesFromTheLiveRecordAndLogoutForgets() {
         let parts = Parts()
         let a = parts.connect(1, as: "a")

@@ -88,8 +88,19 @@ final class DuelDelivery: @unchecked Sendable {
             // Once, for the step that completed it (late inputs to a finished duel land here too).
             if update.events.last?.kind == .complete {
                 logger.debug("duel finished", metadata: [LogKey.duel: .string(update.duelID), "seq": "\(update.seq)"])
+                book.finish(update.duelID)
+            } else if update.events.isEmpty {
+                // Another instance finished it (an operator's end that every instance applies,
+                // a deadline both swept): its `complete` is in the store. Marking the duel
+                // finished here would make this instance ignore that instance's announcement,
+                // and the players here would never see the end: read it instead. deliver()
+                // marks the duel finished when the `complete` goes out (it is a no-op when this
+                // instance already delivered it).
+                readEvents([DuelNotification.Range(
+                    duelID: update.duelID, firstSeq: 1, lastSeq: update.seq, players: update.players)])
+            } else {
+                book.finish(update.duelID)
             }
-            book.finish(update.duelID)
             timer.cancel(update.duelID)
         } else if let deadline = update.nextDeadlineMs, book.shouldArmTimer(update.duelID, seq: update.seq) {
             // The newest state knows the next deadline: replace what an older one armed,
@@ -150,7 +161,22 @@ final class DuelDelivery: @unchecked Sendable {
         let wanted = book.wanted(ranges, isLocal: connections.directory.isLocal)
         guard !wanted.isEmpty else { return }
         let reads = wanted
-        jobs.database(for: nil, { db in try DuelRepository(db).events(after: reads) }) { [self] _, result in
+        let announced = Dictionary(ranges.map { ($0.duelID, $0.lastSeq) }, uniquingKeysWith: max)
+        jobs.database(for: nil, { db in
+            let repository = DuelRepository(db)
+            var found = try repository.events(after: reads)
+            // On Citus, a commit that wrote several shards (a game's completion) makes its rows
+            // on the workers visible just after the coordinator's own commit, and the NOTIFY is
+            // delivered at the latter: read again, briefly, until the announced events are there.
+            // On plain Postgres the first read always has them (NOTIFY follows the commit).
+            var attempts = 0
+            while attempts < 20, reads.contains(where: { (found[$0.duelID]?.events.last?.seq ?? $0.afterSeq) < (announced[$0.duelID] ?? 0) }) {
+                usleep(10_000)
+                found = try repository.events(after: reads)
+                attempts += 1
+            }
+            return found
+        }) { [self] _, result in
             guard case .success(let found) = result else { return }
             for (duel, entry) in found {
                 book.setPlayers(entry.players, of: duel)
