@@ -132,19 +132,23 @@ final class DuelLane: Sendable {
             }
             for duel in seeds { lane.cache.remember(duel, version: 0) }
             lane.announces = afterBatch.announcing.withLock { $0 }
-            for group in shardGroups(of: items) {
-                let results = DuelRepository(connection).applyInputs(group.map { items[$0] }, lane: &lane)
-                for (index, result) in zip(group, results) { completions[index](result) }
+            if shards.groups == 1 {
+                let results = DuelRepository(connection).applyInputs(items, lane: &lane)
+                for (completion, result) in zip(completions, results) { completion(result) }
+            } else {
+                for group in shardGroups(of: items) {
+                    let results = DuelRepository(connection).applyInputs(group.map { items[$0] }, lane: &lane)
+                    for (index, result) in zip(group, results) { completions[index](result) }
+                }
             }
             afterBatch.run()
         }
         connection?.close()
     }
 
-    /// The batch's positions, one list per shard group in order of first appearance (one list
-    /// on plain Postgres): each list is one transaction, so it locks rows of one shard.
+    /// The batch's positions, one list per shard group in order of first appearance (on Citus):
+    /// each list is one transaction, so it locks rows of one shard.
     private func shardGroups(of items: [DuelInputItem]) -> [[Int]] {
-        guard shards.groups > 1 else { return [Array(items.indices)] }
         var order: [Int] = []
         var positions: [Int: [Int]] = [:]
         for (index, item) in items.enumerated() {
