@@ -34,14 +34,14 @@ struct Parts {
     init() {
         let logger = Logger(label: "parts-test")
         replies = Replies(transport: transport, metrics: metrics, logger: logger)
+        notifications = PlayerNotifications(connections: connections, replies: replies, instance: "test")
         jobs = ServerJobs(
             pool: DatabasePool(conninfo: "host=/nonexistent", size: 1),
             lanes: DuelLanes(conninfo: "host=/nonexistent", count: 1, origin: "test", logger: logger),
-            inbox: Inbox(), transport: transport, connections: connections, metrics: metrics)
-        notifications = PlayerNotifications(connections: connections, replies: replies, jobs: jobs, logger: logger)
+            inbox: Inbox(), transport: transport, connections: connections, metrics: metrics, notifications: notifications)
         delivery = DuelDelivery(
             connections: connections, replies: replies, jobs: jobs, timer: DeadlineTimer(transport: transport),
-            notifications: notifications, lanes: DuelLanes(conninfo: "host=/nonexistent", count: 1, origin: "test", logger: logger),
+            lanes: DuelLanes(conninfo: "host=/nonexistent", count: 1, origin: "test", logger: logger),
             metrics: metrics, instance: "test", logger: logger)
     }
 
@@ -141,6 +141,37 @@ func event(_ duel: String, _ seq: Int, _ kind: DuelEventKind) -> StoredEvent {
         #expect(parts.transport.texts(to: a1.id) == [#"{"event":"room"}"#])
         #expect(parts.transport.texts(to: a2.id) == [#"{"event":"room"}"#])
         #expect(parts.transport.texts(to: b.id).isEmpty)
+    }
+
+    /// One delivery route (issue 22): this instance's outbox is delivered here, and the same
+    /// events heard back through NOTIFY are not delivered twice; another instance's are.
+    @Test func anOutboxIsDeliveredHereOnceAndOtherInstancesAnnouncementsToo() {
+        let parts = Parts()
+        let a = parts.connect(1, as: "a"), b = parts.connect(2, as: "b")
+        let outbox = Outbox()
+        outbox.add(["a", "b"], #"{"event":"room","n":1}"#, topic: "room:ABCDEF")
+        outbox.add(notification: "b\n" + #"{"event":"notification"}"#, announce: false)
+        parts.notifications.deliver(outbox)
+        #expect(parts.transport.texts(to: a.id) == [#"{"event":"room","n":1}"#])
+        #expect(parts.transport.texts(to: b.id) == [#"{"event":"room","n":1}"#, #"{"event":"notification"}"#])
+        // Its own announcement, heard back: skipped.
+        parts.notifications.playerEventsNotified("@test 5 room:ABCDEF\na,b\n" + #"{"event":"room","n":1}"#)
+        // Another instance's: delivered.
+        parts.notifications.playerEventsNotified("@other 6 room:ABCDEF\na,b\n" + #"{"event":"room","n":2}"#)
+        #expect(parts.transport.texts(to: a.id) == [#"{"event":"room","n":1}"#, #"{"event":"room","n":2}"#])
+    }
+
+    /// A room's state committed by another instance before this one's, heard after this one's own
+    /// outbox delivered the newer state, is dropped: the player keeps the newest room.
+    @Test func anOlderStateOfARoomArrivingLateIsDropped() {
+        let parts = Parts()
+        let a = parts.connect(1, as: "a")
+        parts.notifications.playerEventsNotified("@other 9 room:ABCDEF\na\n" + #"{"n":9}"#)
+        parts.notifications.playerEventsNotified("@other 7 room:ABCDEF\na\n" + #"{"n":7}"#)
+        parts.notifications.playerEventsNotified("@other 8 room:GHJKMN\na\n" + #"{"n":8}"#)
+        parts.notifications.playerEventsNotified("@other 9 room:ABCDEF\na\n" + #"{"n":9.1}"#)
+        parts.notifications.playerEventsNotified("@other 3 -\na\n" + #"{"n":3}"#)
+        #expect(parts.transport.texts(to: a.id) == [#"{"n":9}"#, #"{"n":8}"#, #"{"n":9.1}"#, #"{"n":3}"#])
     }
 
     @Test func aQueueEvictionTellsEachWaiterHere() {

@@ -167,8 +167,8 @@ import Testing
         let players = try await fixture.players(1, prefix: "n\(UUID().uuidString.prefix(6))")
         let connection = try fixture.connect()
         defer { connection.close() }
-        try ProgressRepository(connection).notify(players[0], kind: "achievement", ["code": "first_game", "title": "First steps"])
-        try ProgressRepository(connection).notify(players[0], kind: "achievement", ["code": "first_win", "title": "First win"])
+        try ProgressRepository(connection).notify(players[0], kind: "achievement", into: Outbox(), ["code": "first_game", "title": "First steps"])
+        try ProgressRepository(connection).notify(players[0], kind: "achievement", into: Outbox(), ["code": "first_win", "title": "First win"])
         try connection.query("""
             UPDATE notifications SET created_at = now() - interval '91 days'
              WHERE player_id = \(players[0])::uuid AND data->>'code' = 'first_game'

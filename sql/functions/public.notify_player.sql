@@ -1,8 +1,10 @@
 -- Stores a notification and returns its `player_events` payload (the player id, a line break,
--- the event's text). With p_announce it is also announced at commit (delivered by every
--- instance holding the player, as room and challenge events are); games' notifications are not:
--- a NOTIFY in the lanes' transactions would queue every commit on Postgres's notify lock, so the
--- server delivers those itself (bench/NOTES.md, item 22).
+-- the event's text). With p_announce it is also announced at commit, and every instance delivers
+-- it to the player's connections: operators' functions (ops.*) use that. The server passes false
+-- and puts the payload in its transaction's outbox (Sources/DuelStore/Delivery/Outbox.swift),
+-- which it delivers itself and announces with the transaction's other events only when another
+-- instance must hear them: a NOTIFY in every lane transaction would queue the commits on
+-- Postgres's notify lock (bench/NOTES.md, item 22).
 CREATE OR REPLACE FUNCTION notify_player(p_player uuid, p_kind text, p_data jsonb, p_announce boolean DEFAULT true) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE

@@ -6,7 +6,7 @@ import DuelStore
 extension DataRequests {
     func progressRequest(_ connection: Connection, _ ref: RequestRef?, _ request: ClientRequest) {
         let player = connection.player!
-        answer(connection, ref) { db in
+        answer(connection, ref) { db, _ in
             let progress = ProgressRepository(db)
             switch request {
             case .profileUpdate(let timeZone):

@@ -8,7 +8,7 @@ extension DataRequests {
         let player = connection.player!
         let perMinute = configuration.social.authoringPerMinute
         let reportsPerHour = configuration.social.reportsPerHour
-        answer(connection, ref) { db in
+        answer(connection, ref) { db, outbox in
             let quizzes = QuizRepository(db)
             switch request {
             case .quizCreate(let fields):
@@ -19,9 +19,9 @@ extension DataRequests {
                 try quizzes.deleteQuiz(owner: player, slug: quiz, perMinute: perMinute)
                 return [:]
             case .quizPublish(let quiz):
-                return ["quiz": try quizzes.publishQuiz(owner: player, slug: quiz, publish: true, perMinute: perMinute).json]
+                return ["quiz": try quizzes.publishQuiz(owner: player, slug: quiz, publish: true, perMinute: perMinute, outbox: outbox).json]
             case .quizUnpublish(let quiz):
-                return ["quiz": try quizzes.publishQuiz(owner: player, slug: quiz, publish: false, perMinute: perMinute).json]
+                return ["quiz": try quizzes.publishQuiz(owner: player, slug: quiz, publish: false, perMinute: perMinute, outbox: outbox).json]
             case .quizQuestions(let quiz):
                 let (found, questions) = try quizzes.quizQuestions(owner: player, slug: quiz)
                 return ["quiz": found.json, "questions": .array(questions)]

@@ -22,8 +22,10 @@ final class DataRequests: @unchecked Sendable {
     }
 
     /// Runs `job` for the connection and replies with its data or its error.
-    func answer(_ connection: Connection, _ ref: RequestRef?, _ job: @escaping @Sendable (PGConnection) throws -> JSONObject) {
-        jobs.database(for: connection, job) { [self] connection, result in replies.answer(connection, ref, result) }
+    /// The job's ``Outbox`` (a declined challenge's event, a published quiz's achievement) is
+    /// delivered after the reply.
+    func answer(_ connection: Connection, _ ref: RequestRef?, _ job: @escaping @Sendable (PGConnection, Outbox) throws -> JSONObject) {
+        jobs.database(for: connection, delivering: job) { [self] connection, result in replies.answer(connection, ref, result) }
     }
 
     /// `banks` is answered from a short-lived copy (see ``BanksCache``); one background
@@ -48,7 +50,7 @@ final class DataRequests: @unchecked Sendable {
     func request(_ connection: Connection, _ ref: RequestRef?, _ request: ClientRequest) {
         let signedIn = connection.player
         let reportsPerHour = configuration.social.reportsPerHour
-        answer(connection, ref) { db in
+        answer(connection, ref) { db, outbox in
             switch request {
             case .leaderboard(let bank, let limit):
                 return ["entries": .array(try ProgressRepository(db).leaderboard(bank: bank, limit: limit, viewer: signedIn))]
@@ -63,7 +65,7 @@ final class DataRequests: @unchecked Sendable {
                 return ["questions": .array(try ProgressRepository(db).mistakes(player: signedIn!, limit: limit)),
                         "learned_count": .number(try ProgressRepository(db).learnedCount(player: signedIn!))]
             case .challengeDecline(let id):
-                return ["challenge": try RoomRepository(db).declineChallenge(player: signedIn!, id: id, nowMs: Clock.nowMs()).json]
+                return ["challenge": try RoomRepository(db).declineChallenge(player: signedIn!, id: id, nowMs: Clock.nowMs(), outbox: outbox).json]
             case .challenges:
                 return ["challenges": .array(try RoomRepository(db).pendingChallenges(player: signedIn!).map(\.json))]
             case .report(let question, let reason):

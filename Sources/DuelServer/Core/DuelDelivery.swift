@@ -13,7 +13,6 @@ final class DuelDelivery: @unchecked Sendable {
     private let replies: Replies
     private let jobs: ServerJobs
     private let timer: DeadlineTimer
-    private let notifications: PlayerNotifications
     private let lanes: DuelLanes
     private let metrics: Metrics
     private let logger: Logger
@@ -33,12 +32,11 @@ final class DuelDelivery: @unchecked Sendable {
     }
 
     init(connections: ConnectionTable, replies: Replies, jobs: ServerJobs, timer: DeadlineTimer,
-         notifications: PlayerNotifications, lanes: DuelLanes, metrics: Metrics, instance: String, logger: Logger) {
+         lanes: DuelLanes, metrics: Metrics, instance: String, logger: Logger) {
         self.connections = connections
         self.replies = replies
         self.jobs = jobs
         self.timer = timer
-        self.notifications = notifications
         self.lanes = lanes
         self.metrics = metrics
         self.instance = instance
@@ -83,7 +81,6 @@ final class DuelDelivery: @unchecked Sendable {
         }
         book.setPlayers(update.players, of: update.duelID)
         deliver(update.events, players: update.players)
-        notifications.deliverGameNotifications(update.notifications)
         if update.finished {
             // Once, for the step that completed it (late inputs to a finished duel land here too).
             if update.events.last?.kind == .complete {

@@ -73,11 +73,14 @@ public final class DuelServer: @unchecked Sendable {
             logger: logger)
         let core = DuelServerCore(
             configuration: configuration, pool: pool, lanes: lanes, transport: lws, instance: instance, logger: logger)
-        lanes.setAfterBatch { [lws] in lws.wake() }
+        lanes.setAfterBatch { [lws] outbox in
+            core.deliver(outbox)
+            lws.wake()
+        }
         let listener = NotificationListener(
             conninfo: conninfo, channels: [
                 "duel_events", "queue_evictions", "sessions_ended", "presence_shared", "duel_commands",
-                RoomRepository.playerEventsChannel,
+                PlayerEvent.channel,
             ], logger: logger,
             deliver: { channel, payload in core.listened(channel: channel, payload: payload) },
             resynchronize: { core.resynchronize() })

@@ -33,12 +33,12 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
         let connections = ConnectionTable()
         let metrics = Metrics()
         let replies = Replies(transport: transport, metrics: metrics, logger: logger)
+        let notifications = PlayerNotifications(connections: connections, replies: replies, instance: instance)
         let jobs = ServerJobs(pool: pool, lanes: lanes, inbox: Inbox(), transport: transport,
-                              connections: connections, metrics: metrics)
+                              connections: connections, metrics: metrics, notifications: notifications)
         let timer = DeadlineTimer(transport: transport)
-        let notifications = PlayerNotifications(connections: connections, replies: replies, jobs: jobs, logger: logger)
         let delivery = DuelDelivery(
-            connections: connections, replies: replies, jobs: jobs, timer: timer, notifications: notifications,
+            connections: connections, replies: replies, jobs: jobs, timer: timer,
             lanes: lanes, metrics: metrics, instance: instance, logger: logger)
         let periodic = PeriodicJobs(
             configuration: configuration, connections: connections, jobs: jobs, delivery: delivery, timer: timer,
@@ -92,10 +92,17 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
             case "sessions_ended": sessions.sessionsEndedNotified(payload)
             case "presence_shared": connections.directory.markShared(payload)
             case "duel_commands": periodic.endDuel(payload)
-            case RoomRepository.playerEventsChannel: notifications.playerEventsNotified(payload)
+            case PlayerEvent.channel: notifications.playerEventsNotified(payload)
             default: break
             }
         }
+    }
+
+    /// What a lane batch's transactions had for players beside duel events (any thread: the
+    /// lane's), delivered on the lws thread after the batch's own results.
+    func deliver(_ outbox: Outbox) {
+        guard !outbox.isEmpty else { return }
+        post { [self] in notifications.deliver(outbox) }
     }
 
     /// The LISTEN connection came back: events may have been missed (any thread).

@@ -6,17 +6,17 @@ extension GameRequests {
     func roomCreate(_ connection: Connection, _ ref: RequestRef?, bank: String, questions: Int, answerMs: Int?, maxPlayers: Int) {
         let player = connection.player!
         let answer = answerMs ?? Int(configuration.duel.answerWindowMs)
-        jobs.database(for: connection, { db -> JSONObject in
+        jobs.database(for: connection, delivering: { db, outbox -> JSONObject in
             ["room": try RoomRepository(db).createRoom(
                 player: player, bank: bank, questions: questions, answerMs: answer, maxPlayers: maxPlayers,
-                nowMs: Clock.nowMs()).json]
+                nowMs: Clock.nowMs(), outbox: outbox).json]
         }) { [self] connection, result in replies.answer(connection, ref, result) }
     }
 
     func roomJoin(_ connection: Connection, _ ref: RequestRef?, code: String) {
         let player = connection.player!
-        jobs.database(for: connection, { db -> JSONObject in
-            ["room": try RoomRepository(db).joinRoom(player: player, code: code, nowMs: Clock.nowMs()).json]
+        jobs.database(for: connection, delivering: { db, outbox -> JSONObject in
+            ["room": try RoomRepository(db).joinRoom(player: player, code: code, nowMs: Clock.nowMs(), outbox: outbox).json]
         }) { [self] connection, result in replies.answer(connection, ref, result) }
     }
 
@@ -25,7 +25,7 @@ extension GameRequests {
     /// player is free for another game when they read it.
     func roomLeave(_ connection: Connection, _ ref: RequestRef?) {
         let player = connection.player!
-        jobs.database(for: connection, { db in try RoomRepository(db).leaveRoom(player: player, nowMs: Clock.nowMs()) }) {
+        jobs.database(for: connection, delivering: { db, outbox in try RoomRepository(db).leaveRoom(player: player, nowMs: Clock.nowMs(), outbox: outbox) }) {
             [self] connection, result in
             switch result {
             case .success(let change):
@@ -47,8 +47,8 @@ extension GameRequests {
     func roomStart(_ connection: Connection, _ ref: RequestRef?) {
         let player = connection.player!
         let rules = configuration.duel
-        jobs.database(for: connection, { db in
-            try RoomRepository(db).startRoom(player: player, configuration: rules, nowMs: Clock.nowMs())
+        jobs.database(for: connection, delivering: { db, outbox in
+            try RoomRepository(db).startRoom(player: player, configuration: rules, nowMs: Clock.nowMs(), outbox: outbox)
         }) { [self] connection, result in
             started(connection, ref, result.map { change in
                 (["duel_id": .string(change.started!.duelID), "room": change.room.json], change.started!, change.absent)
@@ -61,10 +61,10 @@ extension GameRequests {
         let ttl = configuration.social.challengeTtlMs
         let perMinute = configuration.social.challengesPerMinute
         let receivedPerMinute = configuration.social.challengesReceivedPerMinute
-        jobs.database(for: connection, { db -> JSONObject in
+        jobs.database(for: connection, delivering: { db, outbox -> JSONObject in
             let made = try RoomRepository(db).challenge(
                 from: player, username: username, bank: bank, ttlMs: ttl, perMinute: perMinute,
-                receivedPerMinute: receivedPerMinute, nowMs: Clock.nowMs())
+                receivedPerMinute: receivedPerMinute, nowMs: Clock.nowMs(), outbox: outbox)
             return ["challenge_id": .string(made.id), "challenge": made.json]
         }) { [self] connection, result in replies.answer(connection, ref, result) }
     }
@@ -72,8 +72,8 @@ extension GameRequests {
     func challengeAccept(_ connection: Connection, _ ref: RequestRef?, id: String) {
         let player = connection.player!
         let rules = configuration.duel
-        jobs.database(for: connection, { db in
-            try RoomRepository(db).acceptChallenge(player: player, id: id, configuration: rules, nowMs: Clock.nowMs())
+        jobs.database(for: connection, delivering: { db, outbox in
+            try RoomRepository(db).acceptChallenge(player: player, id: id, configuration: rules, nowMs: Clock.nowMs(), outbox: outbox)
         }) { [self] connection, result in
             started(connection, ref, result.map { accepted in
                 (["duel_id": .string(accepted.update.duelID), "challenge": accepted.challenge.json], accepted.update,
@@ -86,8 +86,8 @@ extension GameRequests {
         let player = connection.player!
         let rules = configuration.duel
         let window = configuration.social.rematchWindowMs
-        jobs.database(for: connection, { db in
-            try RoomRepository(db).rematch(player: player, duel: duel, windowMs: window, configuration: rules, nowMs: Clock.nowMs())
+        jobs.database(for: connection, delivering: { db, outbox in
+            try RoomRepository(db).rematch(player: player, duel: duel, windowMs: window, configuration: rules, nowMs: Clock.nowMs(), outbox: outbox)
         }) { [self] connection, result in
             switch result {
             case .success(.offered(let expires)):

@@ -67,11 +67,11 @@ extension PeriodicJobs {
     /// happen once.
     func socialUpkeep() {
         let abandonAfter = configuration.duel.abandonAfterMs
-        jobs.database(for: nil, priority: .background, { db in
+        jobs.database(for: nil, priority: .background, delivering: { db, outbox in
             let now = Clock.nowMs()
-            try RoomRepository(db).expireChallenges(nowMs: now)
-            try RoomRepository(db).expireRematchOffers(nowMs: now)
-            try RoomRepository(db).leaveGoneMembers(afterMs: abandonAfter, nowMs: now)
+            try RoomRepository(db).expireChallenges(nowMs: now, outbox: outbox)
+            try RoomRepository(db).expireRematchOffers(nowMs: now, outbox: outbox)
+            try RoomRepository(db).leaveGoneMembers(afterMs: abandonAfter, nowMs: now, outbox: outbox)
         }) { [self] _, result in
             if case .failure(let error) = result, !((error as? PGError)?.isConnectionFailure ?? false) {
                 logger.warning("room and challenge upkeep failed", metadata: ["error": "\(error)"])

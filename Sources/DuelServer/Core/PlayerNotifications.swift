@@ -2,22 +2,25 @@ import DuelCore
 import DuelStore
 import Logging
 
-/// Player notifications: events for players rather than duels (rooms, challenges, rematch
-/// offers, stored notifications, queue events) sent to their connections here, whoever
-/// announced them. A game's notifications come from its completing transaction: sent here to
-/// the player's connections, or announced on `player_events` for the instance that holds them.
-/// lws thread only.
+/// Player events: events for players rather than duels (rooms, challenges, rematch offers,
+/// stored notifications, queue evictions), sent to the connections held here. The one place
+/// they reach connections from (issue 22, one delivery route): the ``Outbox`` of this
+/// instance's committed transactions (database jobs and lane batches), and other instances'
+/// outboxes as they announced them (NOTIFY `player_events`); this instance's own announcements,
+/// heard back, are skipped. lws thread only.
 final class PlayerNotifications: @unchecked Sendable {
     private let connections: ConnectionTable
     private let replies: Replies
-    private let jobs: ServerJobs
-    private let logger: Logger
+    /// This instance's id: the origin of its own announcements.
+    private let instance: String
+    /// Per topic (a room, a challenge, a rematch offer), the number of the newest state sent
+    /// here: an older state that arrives later by the other route is dropped.
+    private var newest = TopicOrder()
 
-    init(connections: ConnectionTable, replies: Replies, jobs: ServerJobs, logger: Logger) {
+    init(connections: ConnectionTable, replies: Replies, instance: String) {
         self.connections = connections
         self.replies = replies
-        self.jobs = jobs
-        self.logger = logger
+        self.instance = instance
     }
 
     /// Sends `text` to every connection of `player` here.
@@ -25,29 +28,21 @@ final class PlayerNotifications: @unchecked Sendable {
         for connection in connections.connections(of: player) { replies.send(connection, text) }
     }
 
-    /// NOTIFY `player_events` from any instance, this one included: send the event to the
-    /// connections held here of the players it names.
-    func playerEventsNotified(_ payload: String) {
-        guard let note = PlayerEventNotification(payload: payload) else { return }
-        for player in note.players { send(note.text, to: player) }
+    /// What this instance's committed transactions had for players.
+    func deliver(_ outbox: Outbox) {
+        for event in outbox.events { deliver(event) }
     }
 
-    /// A game's notifications (issue 14), stored by its completing transaction.
-    func deliverGameNotifications(_ payloads: [String]) {
-        var elsewhere: [String] = []
-        for payload in payloads {
-            guard let player = PlayerEventNotification(payload: payload)?.players.first else { continue }
-            if connections.directory.connections(of: player).isEmpty { elsewhere.append(payload) } else {
-                playerEventsNotified(payload)
-            }
-        }
-        guard !elsewhere.isEmpty else { return }
-        let payloads = elsewhere
-        jobs.database(for: nil, priority: .background, { db in try RoomRepository(db).announcePlayerEvents(payloads) }) { [self] _, result in
-            if case .failure(let error) = result {
-                logger.warning("could not announce notifications", metadata: ["error": "\(error)"])
-            }
-        }
+    /// NOTIFY `player_events` from any instance, this one included (skipped: it delivered its
+    /// own outbox already), or from an operator's SQL.
+    func playerEventsNotified(_ payload: String) {
+        guard let event = PlayerEvent(payload: payload), event.origin != instance else { return }
+        deliver(event)
+    }
+
+    private func deliver(_ event: PlayerEvent) {
+        guard newest.admit(event) else { return }
+        for player in event.players { send(event.text, to: player) }
     }
 
     /// After a sign-in's reply: the player's room, if any, and the challenges waiting for

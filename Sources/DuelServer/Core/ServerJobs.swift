@@ -13,9 +13,12 @@ final class ServerJobs: @unchecked Sendable {
     private let transport: any Transport
     private let connections: ConnectionTable
     private let metrics: Metrics
+    /// Delivers the outboxes of jobs (``database(for:priority:delivering:then:)``).
+    private let notifications: PlayerNotifications
 
     init(pool: DatabasePool, lanes: DuelLanes, inbox: Inbox, transport: any Transport,
-         connections: ConnectionTable, metrics: Metrics) {
+         connections: ConnectionTable, metrics: Metrics, notifications: PlayerNotifications) {
+        self.notifications = notifications
         self.pool = pool
         self.lanes = lanes
         self.inbox = inbox
@@ -51,6 +54,24 @@ final class ServerJobs: @unchecked Sendable {
                 metrics.databaseLatency.observe(ms: elapsed)
                 then(id.flatMap { connections[$0] }, result)
             }
+        }
+    }
+
+    /// Runs `job` on a database worker with an ``Outbox`` for what its transactions have for
+    /// players (room, challenge and rematch events, notifications), then `then` on the lws
+    /// thread, then delivers the outbox to the connections here. Whatever the result: the outbox
+    /// holds only what committed (a rolled-back transaction takes its events out again), and a job
+    /// of several transactions may fail after the first committed.
+    func database<T: Sendable>(
+        for connection: Connection?,
+        priority: DatabasePool.Priority? = nil,
+        delivering job: @escaping @Sendable (PGConnection, Outbox) throws -> T,
+        then: @escaping @Sendable (Connection?, Result<T, Error>) -> Void
+    ) {
+        let outbox = Outbox()
+        database(for: connection, priority: priority, { db in try job(db, outbox) }) { [self] connection, result in
+            then(connection, result)
+            notifications.deliver(outbox)
         }
     }
 

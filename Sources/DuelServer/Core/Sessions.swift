@@ -49,11 +49,11 @@ final class Sessions: @unchecked Sendable {
             let token = Tokens.generate()
             jobs.post { [self] in
                 guard let connection = connections[id] else { return }
-                jobs.database(for: connection, { db -> (PlayerID, PlayerProfile?) in
+                jobs.database(for: connection, delivering: { db, outbox -> (PlayerID, PlayerProfile?) in
                     let players = PlayerRepository(db)
                     let player = try players.createPlayer(username: username, passwordHash: hash)
                     try players.createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
-                    try players.markPresent(player: player, instance: instance)
+                    try players.markPresent(player: player, instance: instance, outbox: outbox)
                     return (player, try players.profile(player: player))
                 }) { [self] connection, result in
                     // A new account has no room and no challenges yet.
@@ -101,11 +101,11 @@ final class Sessions: @unchecked Sendable {
                     return
                 }
                 let token = Tokens.generate()
-                jobs.database(for: connection, { db -> SignIn in
+                jobs.database(for: connection, delivering: { db, outbox -> SignIn in
                     let players = PlayerRepository(db)
                     try players.loginSucceeded(username: username)
                     try players.createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
-                    try players.markPresent(player: player, instance: instance)
+                    try players.markPresent(player: player, instance: instance, outbox: outbox)
                     return (player, try players.profile(player: player), try DuelRepository(db).liveDuel(player: player),
                             try RoomRepository(db).waitingSocial(player: player))
                 }) { [self] connection, result in
@@ -126,7 +126,7 @@ final class Sessions: @unchecked Sendable {
     func authenticate(_ connection: Connection, _ ref: RequestRef?, token: String, timeZone: String? = nil) {
         let hash = Tokens.hash(token)
         let instance = self.instance
-        jobs.database(for: connection, { db -> SignIn? in
+        jobs.database(for: connection, delivering: { db, outbox -> SignIn? in
             let players = PlayerRepository(db)
             guard let player = try players.sessionPlayer(tokenHash: hash) else { return nil }
             // Sent once with auth (issue 14): the zone streak days are counted in. A change
@@ -138,7 +138,7 @@ final class Sessions: @unchecked Sendable {
             }
             // Registered before the reply: once the client hears it is signed in here,
             // every instance sees it present (it may close its other sockets next).
-            try players.markPresent(player: player, instance: instance)
+            try players.markPresent(player: player, instance: instance, outbox: outbox)
             return (player, try players.profile(player: player), try DuelRepository(db).liveDuel(player: player),
                     try RoomRepository(db).waitingSocial(player: player))
         }) { [self] connection, result in
@@ -169,7 +169,7 @@ final class Sessions: @unchecked Sendable {
             if connections.directory.attach(connection.id, to: player) {
                 // The player's first connection here: every instance can now see them present.
                 let instance = self.instance
-                jobs.database(for: nil, { db in try PlayerRepository(db).markPresent(player: player, instance: instance) }) { [self] _, result in
+                jobs.database(for: nil, delivering: { db, outbox in try PlayerRepository(db).markPresent(player: player, instance: instance, outbox: outbox) }) { [self] _, result in
                     if case .success(true) = result { connections.directory.markShared(player) }
                 }
             }
@@ -216,9 +216,9 @@ final class Sessions: @unchecked Sendable {
         guard connections.directory.detach(connection.id, from: player) else { return }
         let now = Clock.nowMs()
         let instance = self.instance
-        jobs.database(for: nil, { db -> String? in
+        jobs.database(for: nil, delivering: { db, outbox -> String? in
             // A connection on another live instance keeps the player present there.
-            if try PlayerRepository(db).markAbsent(player: player, instance: instance) { return nil }
+            if try PlayerRepository(db).markAbsent(player: player, instance: instance, outbox: outbox) { return nil }
             try QueueRepository(db).cancelQueue(player: player)
             return try DuelRepository(db).liveDuel(player: player)?.duelID
         }) { [self] _, result in

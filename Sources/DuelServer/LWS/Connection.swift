@@ -8,7 +8,7 @@ final class Connection {
     var tokenHash: [UInt8]?
     var limiter: RateLimiter
     /// Messages waiting for the socket to become writable, and a decided close.
-    var outbox = Outbox()
+    var sending = SendQueue()
     /// Reassembly of a fragmented message.
     var inbound = Reassembly()
     var isClosed = false
@@ -28,10 +28,10 @@ final class Connection {
         liveness.pinged = false
     }
 
-    var hasOutgoing: Bool { outbox.head < outbox.messages.count }
+    var hasOutgoing: Bool { sending.head < sending.messages.count }
 
     /// What waits to be written: each event's text, shared by every connection it goes to.
-    struct Outbox {
+    struct SendQueue {
         var messages: [String] = []
         /// The first message not yet written.
         var head = 0

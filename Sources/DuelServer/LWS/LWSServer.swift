@@ -134,24 +134,24 @@ final class LWSServer: @unchecked Sendable, Transport {
 
     /// Queues a text message; closes the connection when a slow reader lets too much pile up.
     func send(_ connection: Connection, _ text: String) {
-        guard !connection.isClosed, connection.outbox.pendingClose == nil,
+        guard !connection.isClosed, connection.sending.pendingClose == nil,
               let wsi = connections.byID[connection.id]?.wsi else { return }
-        connection.outbox.bytes += text.utf8.count
-        if connection.outbox.bytes > limits.maxOutgoingBytes {
-            connection.outbox.messages.removeAll()
-            connection.outbox.head = 0
+        connection.sending.bytes += text.utf8.count
+        if connection.sending.bytes > limits.maxOutgoingBytes {
+            connection.sending.messages.removeAll()
+            connection.sending.head = 0
             close(connection, .policyViolation, "too slow to read")
             return
         }
         // The writable callback asks again while messages remain: only the first needs asking.
         if !connection.hasOutgoing { lws_callback_on_writable(wsi) }
-        connection.outbox.messages.append(text)
+        connection.sending.messages.append(text)
     }
 
     /// Closes with `code` once the queued messages are out.
     func close(_ connection: Connection, _ code: CloseCode, _ reason: String) {
-        guard connection.outbox.pendingClose == nil, let wsi = connections.byID[connection.id]?.wsi else { return }
-        connection.outbox.pendingClose = (code, reason)
+        guard connection.sending.pendingClose == nil, let wsi = connections.byID[connection.id]?.wsi else { return }
+        connection.sending.pendingClose = (code, reason)
         lws_callback_on_writable(wsi)
     }
 
@@ -235,14 +235,14 @@ final class LWSServer: @unchecked Sendable, Transport {
             if connection.hasOutgoing {
                 batch.reset()
                 while connection.hasOutgoing && batch.messages < 64 && batch.count < 65_536 {
-                    let message = connection.outbox.messages[connection.outbox.head]
-                    connection.outbox.head += 1
-                    connection.outbox.bytes -= message.utf8.count
+                    let message = connection.sending.messages[connection.sending.head]
+                    connection.sending.head += 1
+                    connection.sending.bytes -= message.utf8.count
                     batch.appendText(message.utf8)
                 }
-                if connection.outbox.head == connection.outbox.messages.count {
-                    connection.outbox.messages.removeAll(keepingCapacity: connection.outbox.messages.count < 64)
-                    connection.outbox.head = 0
+                if connection.sending.head == connection.sending.messages.count {
+                    connection.sending.messages.removeAll(keepingCapacity: connection.sending.messages.count < 64)
+                    connection.sending.head = 0
                 }
                 let pre = batch.headroom
                 let count = batch.count
@@ -255,7 +255,7 @@ final class LWSServer: @unchecked Sendable, Transport {
             // now would lose the close frame (the peer would see 1006), so it waits for that too.
             if connection.hasOutgoing || lws_partial_buffered(wsi) != 0 {
                 lws_callback_on_writable(wsi)
-            } else if let (code, reason) = connection.outbox.pendingClose {
+            } else if let (code, reason) = connection.sending.pendingClose {
                 return closeNow(wsi, code, reason)
             }
             return 0

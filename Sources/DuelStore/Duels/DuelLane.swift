@@ -127,21 +127,22 @@ final class DuelLane: Sendable {
             guard let connection else {
                 let failure = PGError.client("database unavailable")
                 completions.forEach { $0(.failure(failure)) }
-                afterBatch.run()
+                afterBatch.run(Outbox())
                 continue
             }
             for duel in seeds { lane.cache.remember(duel, version: 0) }
             lane.announces = afterBatch.announcing.withLock { $0 }
+            let outbox = Outbox()
             if shards.groups == 1 {
-                let results = DuelRepository(connection).applyInputs(items, lane: &lane)
+                let results = DuelRepository(connection).applyInputs(items, lane: &lane, outbox: outbox)
                 for (completion, result) in zip(completions, results) { completion(result) }
             } else {
                 for group in shardGroups(of: items) {
-                    let results = DuelRepository(connection).applyInputs(group.map { items[$0] }, lane: &lane)
+                    let results = DuelRepository(connection).applyInputs(group.map { items[$0] }, lane: &lane, outbox: outbox)
                     for (index, result) in zip(group, results) { completions[index](result) }
                 }
             }
-            afterBatch.run()
+            afterBatch.run(outbox)
         }
         connection?.close()
     }

@@ -38,9 +38,10 @@ public final class DuelLanes: Sendable {
         }
     }
 
-    /// Runs `hook` on a lane's thread after the completions of each batch: lets a
-    /// caller whose completions only queue work wake its consumer once per batch.
-    public func setAfterBatch(_ hook: @escaping @Sendable () -> Void) {
+    /// Runs `hook` on a lane's thread after the completions of each batch, with what the batch's
+    /// transactions have for players beside duel events (its ``Outbox``, often empty): lets a
+    /// caller whose completions only queue work deliver it and wake its consumer once per batch.
+    public func setAfterBatch(_ hook: @escaping @Sendable (Outbox) -> Void) {
         afterBatch.set(hook)
     }
 
@@ -102,20 +103,20 @@ public final class DuelLanes: Sendable {
 /// through thousands of thunks (23 % of the server's CPU in perf).
 final class AfterBatch: Sendable {
     private final class Hook: Sendable {
-        let run: @Sendable () -> Void
-        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+        let run: @Sendable (Outbox) -> Void
+        init(_ run: @escaping @Sendable (Outbox) -> Void) { self.run = run }
     }
 
     private let hook = Mutex<Hook?>(nil)
     /// See ``DuelLanes/setAnnouncing(_:)``; read by each lane before its batch.
     let announcing = Mutex(true)
 
-    func set(_ run: @escaping @Sendable () -> Void) {
+    func set(_ run: @escaping @Sendable (Outbox) -> Void) {
         let new = Hook(run)
         hook.withLock { $0 = new }
     }
 
-    func run() {
-        hook.withLock { $0 }?.run()
+    func run(_ outbox: Outbox) {
+        hook.withLock { $0 }?.run(outbox)
     }
 }

@@ -14,13 +14,17 @@ extension DuelRepository {
     /// When the batch's writes fail (a constraint, a duel in a bad state), each duel's
     /// inputs are retried in a transaction of their own, so one failing duel fails
     /// alone and the others commit. `lane` holds the states the lane last committed (they
-    /// change only after the commit) and whether events are announced.
-    public func applyInputs(_ items: [DuelInputItem], lane: inout DuelLaneState) -> [Result<DuelUpdate?, Error>] {
+    /// change only after the commit) and whether events are announced. What the committed
+    /// transactions have for players beside duel events (notifications, reopened rooms) is added
+    /// to `outbox`, for the server to deliver.
+    public func applyInputs(
+        _ items: [DuelInputItem], lane: inout DuelLaneState, outbox: Outbox = Outbox()
+    ) -> [Result<DuelUpdate?, Error>] {
         guard !items.isEmpty else { return [] }
         do {
             // `lane` is read, not copied, inside: a copy alive at the cache's update below would
             // copy the whole cache.
-            let (updates, states) = try db.transaction { _ in try applyOnce(items, lane: lane) }
+            let (updates, states) = try outbox.transaction(on: db) { _ in try applyOnce(items, lane: lane, outbox: outbox) }
             for (duel, version) in states.values { lane.cache.remember(duel, version: version) }
             return updates.map { .success($0) }
         } catch {
@@ -30,7 +34,7 @@ extension DuelRepository {
             var results = [Result<DuelUpdate?, Error>?](repeating: nil, count: items.count)
             for duel in duels.sorted() {
                 let indices = items.indices.filter { items[$0].duelID == duel }
-                for (index, result) in zip(indices, applyInputs(indices.map { items[$0] }, lane: &lane)) {
+                for (index, result) in zip(indices, applyInputs(indices.map { items[$0] }, lane: &lane, outbox: outbox)) {
                     results[index] = result
                 }
             }
@@ -45,7 +49,9 @@ extension DuelRepository {
         return try applyInputs([DuelInputItem(duelID: id, input: input)], lane: &lane)[0].get()
     }
 
-    private func applyOnce(_ items: [DuelInputItem], lane: borrowing DuelLaneState) throws -> ([DuelUpdate?], [String: (Duel, Int)]) {
+    private func applyOnce(
+        _ items: [DuelInputItem], lane: borrowing DuelLaneState, outbox: Outbox
+    ) throws -> ([DuelUpdate?], [String: (Duel, Int)]) {
         let ids = Set(items.lazy.map(\.duelID).filter(UUIDText.isValid)).sorted()
         var states: [String: (duel: Duel, version: Int)] = [:]
         var banks: [String: Int] = [:]
@@ -87,15 +93,7 @@ extension DuelRepository {
                 outcome: step.outcome, events: events, nextDeadlineMs: state.duel.nextDeadlineMs,
                 finished: state.duel.phase == .finished)
         }
-        // Each notification goes with the completing update of its player's duel (or of any
-        // completed duel, for a quiz's author who did not play): the server routes it by player.
-        for payload in try writes.write(on: db, now: now, announces: lane.announces, shardByShard: lane.distributed) {
-            guard let player = PlayerEventNotification(payload: payload)?.players.first,
-                  let index = updates.lastIndex(where: { $0?.players.contains(player) == true && $0?.finished == true })
-                    ?? updates.lastIndex(where: { $0?.finished == true })
-            else { continue }
-            updates[index]?.notifications.append(payload)
-        }
+        try writes.write(on: db, now: now, announces: lane.announces, shardByShard: lane.distributed, outbox: outbox)
         return (updates, states.mapValues { ($0.duel, $0.version) })
     }
 

@@ -31,7 +31,4 @@ public struct DuelUpdate: Sendable {
     public let finished: Bool
     /// For a duel this transaction created: its engine state, for the lane that will run it.
     public var created: Duel? = nil
-    /// Notifications this transaction granted the duel's players (issue 14), as `player_events`
-    /// payloads ("player id, line break, event"): the server delivers them.
-    public var notifications: [String] = []
 }

@@ -26,6 +26,9 @@ struct DuelWrites {
     private var progress = ProgressColumns()
     /// Duels the batch finished, with their bank: the ratings to write once.
     private(set) var completions: [(duelID: String, bankID: Int, result: DuelResult)] = []
+    /// Players of games the batch finished without announcing (this instance holds them all):
+    /// their notifications need no NOTIFY either.
+    private var quietPlayers: Set<PlayerID> = []
 
     var isEmpty: Bool { rows.isEmpty && events.isEmpty }
 
@@ -51,7 +54,10 @@ struct DuelWrites {
             }
             if mode == .practice { practiceFinished.append(duelID) }
             if mode == .room { roomFinished.append(duelID) }
-            for outcome in result.outcomes { left.append((duelID, outcome.player)) }
+            for outcome in result.outcomes {
+                left.append((duelID, outcome.player))
+                if !announce { quietPlayers.insert(outcome.player) }
+            }
         }
         return events
     }
@@ -83,17 +89,17 @@ struct DuelWrites {
 
     /// Writes everything in one statement (plus one for the batch's ratings and one for
     /// finished practice games) inside the caller's transaction, and announces the events.
-    /// Returns the `player_events` payloads of the notifications the batch's completions
-    /// granted, for the server to deliver (they are not announced here: see ProgressColumns).
-    /// `now`: the transaction's `now()` as text, the finish time of games the batch finished.
+    /// The notifications the batch's completions granted and the rooms its room games reopened
+    /// go into `outbox` (announced by the caller, last): a notification is announced only when
+    /// `announces` (another instance runs) and its player's game was announced (or the player,
+    /// a quiz's author, did not play). `now`: the transaction's `now()` as text, the finish time of games the batch finished.
     /// It is read by the caller's first statement and passed in, because Citus refuses a
     /// function call inside a CASE of a statement it sends to a shard.
     /// `shardByShard` (on Citus): the same rows in statements Citus sends to the batch's one
     /// shard (``writeShardByShard(on:now:payloads:)``) instead of the one statement.
-    @discardableResult
     func write(on connection: PGConnection, now: String? = nil, announces: Bool = true,
-               shardByShard: Bool = false) throws -> [String] {
-        guard !isEmpty else { return [] }
+               shardByShard: Bool = false, outbox: Outbox = Outbox()) throws {
+        guard !isEmpty else { return }
         let payloads = announces
             ? DuelNotification.payloads(origin: connection.notificationOrigin, ranges: announcements.ranges) : []
         // The columns of each table, one array per column, for `unnest`.
@@ -164,7 +170,10 @@ struct DuelWrites {
         try DuelRepository(connection).storeRatings(completions)
         if !practiceFinished.isEmpty { try DuelRepository(connection).countPractice(duels: practiceFinished) }
         // After ratings (giant slayer reads them) and practice (learned mistakes count).
-        let notifications = progress.isEmpty ? [] : try progress.write(on: connection)
+        for payload in progress.isEmpty ? [] : try progress.write(on: connection) {
+            let player = PlayerEvent(notification: Substring(payload))?.players.first ?? ""
+            outbox.add(notification: payload, announce: announces && !quietPlayers.contains(player))
+        }
         // By the players' ids, which Citus uses to reach only their shards (issue 24). A player has
         // one marker, so a pair of the two lists that is not one of ours matches no row.
         if !left.isEmpty {
@@ -173,8 +182,7 @@ struct DuelWrites {
                  WHERE player_id = ANY(\(column(left) { $0.player })::uuid[]) AND duel_id = ANY(\(column(left) { $0.duel })::uuid[])
                 """)
         }
-        if !roomFinished.isEmpty { try RoomRepository(connection).announceRooms(ofGames: roomFinished) }
-        return notifications
+        if !roomFinished.isEmpty { try RoomRepository(connection).announceRooms(ofGames: roomFinished, into: outbox) }
     }
 }
 

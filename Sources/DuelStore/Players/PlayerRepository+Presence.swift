@@ -7,7 +7,7 @@ extension PlayerRepository {
     /// instance holds one too; then it is told (NOTIFY `presence_shared`, payload the
     /// player), so that each announces the player's duel events to the other.
     @discardableResult
-    public func markPresent(player: PlayerID, instance: String, aliveWithinMs: Int64 = 3_000) throws -> Bool {
+    public func markPresent(player: PlayerID, instance: String, aliveWithinMs: Int64 = 3_000, outbox: Outbox) throws -> Bool {
         let row = try db.query("""
             WITH here AS (
                 INSERT INTO presence (player_id, instance) VALUES (\(player)::uuid, \(instance)) ON CONFLICT DO NOTHING),
@@ -25,7 +25,9 @@ extension PlayerRepository {
               FROM elsewhere
             """)[0]
         // Room members see each other's `connected` in the lobby.
-        if let room = row["back_in_room"].flatMap({ Int64($0) }) { try RoomRepository(db).announceRoom(id: room) }
+        if let room = row["back_in_room"].flatMap({ Int64($0) }) {
+            try outbox.announcing(on: db) { try RoomRepository(db).announceRoom(id: room, into: outbox) }
+        }
         return try row.bool("shared")
     }
 
@@ -47,7 +49,7 @@ extension PlayerRepository {
     /// This instance's last connection of `player` closed. Returns whether another live
     /// instance (heartbeat within `aliveWithinMs`) still holds one. When none does, a room
     /// member's absence starts counting (``leaveGoneMembers(afterMs:nowMs:)``).
-    public func markAbsent(player: PlayerID, instance: String, aliveWithinMs: Int64 = 3_000) throws -> Bool {
+    public func markAbsent(player: PlayerID, instance: String, aliveWithinMs: Int64 = 3_000, outbox: Outbox) throws -> Bool {
         let row = try db.query("""
             WITH gone AS (DELETE FROM presence WHERE player_id = \(player)::uuid AND instance = \(instance) RETURNING 1),
             -- The queue entry no longer belongs to this instance: if the player is still connected
@@ -66,7 +68,9 @@ extension PlayerRepository {
                 RETURNING room_id)
             SELECT elsewhere, (SELECT room_id FROM away) AS away_from_room FROM found
             """)[0]
-        if let room = row["away_from_room"].flatMap({ Int64($0) }) { try RoomRepository(db).announceRoom(id: room) }
+        if let room = row["away_from_room"].flatMap({ Int64($0) }) {
+            try outbox.announcing(on: db) { try RoomRepository(db).announceRoom(id: room, into: outbox) }
+        }
         return try row.bool("elsewhere")
     }
 

@@ -217,13 +217,20 @@ public struct ProgressRepository {
         }
     }
 
-    /// Stores a notification for `player` and sends it live (`notify_player`, sql/functions/public.notify_player.sql).
-    func notify(_ player: PlayerID, kind: String, _ data: JSONObject) throws {
-        try db.query("SELECT notify_player(\(player)::uuid, \(kind), \(JSONValue.object(data).serialized)::jsonb)")
+    /// Stores a notification for `player` and puts it in `outbox` (`notify_player`,
+    /// sql/functions/public.notify_player.sql), announced with the transaction's other events.
+    func notify(_ player: PlayerID, kind: String, into outbox: Outbox, _ data: JSONObject) throws {
+        let payload = try db.query("""
+            SELECT notify_player(\(player)::uuid, \(kind), \(JSONValue.object(data).serialized)::jsonb, false) AS payload
+            """)[0].string("payload")
+        outbox.add(notification: payload, announce: true)
     }
 
-    /// Grants a player an achievement outside a game (publishing a quiz); once, with a notification.
-    func grantAchievement(_ player: PlayerID, _ code: String) throws {
-        try db.query("SELECT grant_achievement(\(player)::uuid, \(code))")
+    /// Grants a player an achievement outside a game (publishing a quiz); once, with a
+    /// notification in `outbox`.
+    func grantAchievement(_ player: PlayerID, _ code: String, into outbox: Outbox) throws {
+        let payload = try db.query("SELECT grant_achievement(\(player)::uuid, \(code), false) AS payload")[0]
+            .optionalString("payload")
+        if let payload { outbox.add(notification: payload, announce: true) }
     }
 }

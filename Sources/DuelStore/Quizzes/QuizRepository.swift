@@ -63,8 +63,8 @@ public struct QuizRepository {
     }
 
     /// Publishes (a quiz needs a question first: `bank_empty`) or unpublishes a quiz.
-    public func publishQuiz(owner: PlayerID, slug: String, publish: Bool, perMinute: Int) throws -> Quiz {
-        try db.transaction { db in
+    public func publishQuiz(owner: PlayerID, slug: String, publish: Bool, perMinute: Int, outbox: Outbox) throws -> Quiz {
+        try outbox.transaction(on: db) { db in
             try authoringTurn(owner, perMinute: perMinute)
             let id = try ownedQuiz(slug, owner: owner)
             if publish {
@@ -79,7 +79,7 @@ public struct QuizRepository {
                                      updated_at = \(now)::timestamptz
                      WHERE id = \(id)
                     """)
-                try ProgressRepository(db).grantAchievement(owner, "quiz_author")
+                try ProgressRepository(db).grantAchievement(owner, "quiz_author", into: outbox)
             } else {
                 try db.query("""
                     UPDATE banks SET published_at = NULL, matchmaking = false, updated_at = now() WHERE id = \(id)

@@ -23,6 +23,8 @@ public struct Challenge: Sendable, Equatable {
     }
 
     public var players: [PlayerID] { [from.id, to.id] }
+    /// Its events' topic in an ``Outbox``: a newer state replaces an older one.
+    var topic: String { "challenge:" + id }
 
     public var json: JSONValue {
         .object([

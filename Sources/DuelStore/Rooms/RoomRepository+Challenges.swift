@@ -2,7 +2,7 @@ import DuelCore
 import Foundation
 
 /// Challenges by name (migration 012): made, accepted, declined, listed, expired.
-/// Each change announces the challenge's new state to both players at commit.
+/// Each change puts the challenge's new state for both players in the caller's ``Outbox``.
 extension RoomRepository {
     /// `challenge {username, bank}`. A second challenge of the same player in the same bank
     /// while one is pending returns the pending one. At most `perMinute` new challenges per
@@ -11,9 +11,9 @@ extension RoomRepository {
     /// to spam, neither from one account nor from many fresh ones.
     public func challenge(
         from player: PlayerID, username: String, bank slug: String, ttlMs: Int64, perMinute: Int,
-        receivedPerMinute: Int = 10, nowMs: Int64
+        receivedPerMinute: Int = 10, nowMs: Int64, outbox: Outbox
     ) throws -> Challenge {
-        try db.transaction { db in
+        try outbox.transaction(on: db) { db in
             guard let target = try db.query("""
                 SELECT id::text AS id FROM players WHERE lower(username) = lower(\(username)) AND disabled_at IS NULL
                 """).first.map({ try $0.string("id") }) else { throw StoreError(.unknownPlayer) }
@@ -53,9 +53,9 @@ extension RoomRepository {
                         now() + make_interval(secs => \(ttlMs) / 1000.0))
                 """)
             let made = try challenge(id: id)!
-            try notifyPlayers(made.players, made.event(type: "INSERT", nowMs: nowMs))
+            outbox.add(made.players, made.event(type: "INSERT", nowMs: nowMs), topic: made.topic)
             // And a stored notification for the target (issue 14): their bell shows it later too.
-            try ProgressRepository(db).notify(made.to.id, kind: "challenge_received", [
+            try ProgressRepository(db).notify(made.to.id, kind: "challenge_received", into: outbox, [
                 "challenge_id": .string(made.id), "from": .string(made.from.username), "bank": .string(made.bank),
             ])
             return made
@@ -65,9 +65,9 @@ extension RoomRepository {
     /// `challenge_accept {challenge_id}`: only its target, while pending and unexpired;
     /// starts an unrated two-player game (challenger first).
     public func acceptChallenge(
-        player: PlayerID, id: String, configuration: DuelConfiguration, nowMs: Int64
+        player: PlayerID, id: String, configuration: DuelConfiguration, nowMs: Int64, outbox: Outbox
     ) throws -> (challenge: Challenge, update: DuelUpdate, absent: [PlayerID]) {
-        try db.transaction { db in
+        try outbox.transaction(on: db) { db in
             let found = try lockPending(id: id, player: player, asTarget: true)
             // The accepter first: their own state decides before the challenger's.
             try checkFree([player, found.from.id], requester: player)
@@ -80,18 +80,18 @@ extension RoomRepository {
                 UPDATE challenges SET state = 'accepted', duel_id = \(created.update.duelID)::uuid WHERE id = \(id)::uuid
                 """)
             let accepted = try challenge(id: id)!
-            try notifyPlayers(accepted.players, accepted.event(type: "UPDATE", nowMs: nowMs))
+            outbox.add(accepted.players, accepted.event(type: "UPDATE", nowMs: nowMs), topic: accepted.topic)
             return (accepted, created.update, try PlayerRepository(db).absent(accepted.players))
         }
     }
 
     /// `challenge_decline {challenge_id}`: its target declines, or its challenger withdraws it.
-    public func declineChallenge(player: PlayerID, id: String, nowMs: Int64) throws -> Challenge {
-        try db.transaction { db in
+    public func declineChallenge(player: PlayerID, id: String, nowMs: Int64, outbox: Outbox) throws -> Challenge {
+        try outbox.transaction(on: db) { db in
             _ = try lockPending(id: id, player: player, asTarget: false)
             try db.query("UPDATE challenges SET state = 'declined' WHERE id = \(id)::uuid")
             let declined = try challenge(id: id)!
-            try notifyPlayers(declined.players, declined.event(type: "UPDATE", nowMs: nowMs))
+            outbox.add(declined.players, declined.event(type: "UPDATE", nowMs: nowMs), topic: declined.topic)
             return declined
         }
     }
@@ -109,8 +109,8 @@ extension RoomRepository {
     /// Pending challenges past their time become expired, with an UPDATE to both players.
     /// Any instance may run it; the UPDATE's row locks make each expiry happen once.
     @discardableResult
-    public func expireChallenges(nowMs: Int64) throws -> Int {
-        try db.transaction { db in
+    public func expireChallenges(nowMs: Int64, outbox: Outbox) throws -> Int {
+        try outbox.transaction(on: db) { db in
             let expired = try db.query("""
                 WITH due AS (
                     UPDATE challenges SET state = 'expired'
@@ -120,9 +120,9 @@ extension RoomRepository {
                 SELECT \(unsafeRaw: Challenge.columns) FROM due c \(unsafeRaw: Challenge.joins)
                 """).map(Challenge.init(row:))
             for challenge in expired {
-                try notifyPlayers(challenge.players, challenge.event(type: "UPDATE", nowMs: nowMs))
+                outbox.add(challenge.players, challenge.event(type: "UPDATE", nowMs: nowMs), topic: challenge.topic)
                 // The challenger hears that nobody took it up.
-                try ProgressRepository(db).notify(challenge.from.id, kind: "challenge_expired", [
+                try ProgressRepository(db).notify(challenge.from.id, kind: "challenge_expired", into: outbox, [
                     "challenge_id": .string(challenge.id), "to": .string(challenge.to.username),
                     "bank": .string(challenge.bank),
                 ])

@@ -5,10 +5,11 @@ import DuelCore
 /// one duel is rematched at most once however the two requests interleave.
 extension RoomRepository {
     public func rematch(
-        player: PlayerID, duel id: String, windowMs: Int64, configuration: DuelConfiguration, nowMs: Int64
+        player: PlayerID, duel id: String, windowMs: Int64, configuration: DuelConfiguration, nowMs: Int64,
+        outbox: Outbox
     ) throws -> RematchResult {
         guard UUIDText.isValid(id) else { throw StoreError(.unknownDuel) }
-        return try db.transaction { db in
+        return try outbox.transaction(on: db) { db in
             // The duel's row lock orders the two players' requests.
             guard let row = try db.query("""
                 SELECT player_a::text AS a, player_b::text AS b, more_players::text AS more, mode, state, bank_id,
@@ -48,9 +49,9 @@ extension RoomRepository {
                     ON CONFLICT (duel_id, player_id) DO UPDATE SET expires_at = excluded.expires_at
                     RETURNING \(unsafeRaw: SQLTime.ms("expires_at")) AS at
                     """)[0].int64("at")
-                try notifyPlayers(players, Self.rematchEvent(
+                outbox.add(players, Self.rematchEvent(
                     type: "INSERT", duel: id, from: player, state: "offered", expiresAtMs: expires, newDuel: nil,
-                    nowMs: nowMs))
+                    nowMs: nowMs), topic: "rematch:" + id)
                 return .offered(expiresAtMs: expires)
             }
             try checkFree([opponent], requester: player)
@@ -58,17 +59,17 @@ extension RoomRepository {
                 bankID: try row.int("bank_id"), games: [players], mode: .ranked, configuration: configuration,
                 nowMs: nowMs, rematchOf: id)[0]
             try db.query("DELETE FROM rematch_offers WHERE duel_id = \(id)::uuid")
-            try notifyPlayers(players, Self.rematchEvent(
+            outbox.add(players, Self.rematchEvent(
                 type: "UPDATE", duel: id, from: player, state: "accepted", expiresAtMs: nil,
-                newDuel: created.update.duelID, nowMs: nowMs))
+                newDuel: created.update.duelID, nowMs: nowMs), topic: "rematch:" + id)
             return .started(created.update, absent: try PlayerRepository(db).absent(players))
         }
     }
 
     /// Offers past their window go, with an UPDATE (`expired`) to both players.
     @discardableResult
-    public func expireRematchOffers(nowMs: Int64) throws -> Int {
-        try db.transaction { db in
+    public func expireRematchOffers(nowMs: Int64, outbox: Outbox) throws -> Int {
+        try outbox.transaction(on: db) { db in
             let expired = try db.query("""
                 WITH due AS (
                     DELETE FROM rematch_offers
@@ -81,9 +82,9 @@ extension RoomRepository {
                   FROM due JOIN duels d ON d.id = due.duel_id
                 """)
             for row in expired {
-                try notifyPlayers(try row.seats(), Self.rematchEvent(
+                outbox.add(try row.seats(), Self.rematchEvent(
                     type: "UPDATE", duel: try row.string("duel"), from: try row.string("player"), state: "expired",
-                    expiresAtMs: try row.int64("at"), newDuel: nil, nowMs: nowMs))
+                    expiresAtMs: try row.int64("at"), newDuel: nil, nowMs: nowMs), topic: "rematch:" + (try row.string("duel")))
             }
             return expired.count
         }

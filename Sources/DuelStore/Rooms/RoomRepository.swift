@@ -5,8 +5,8 @@ import Foundation
 /// connection it is given and keeps no state.
 ///
 /// Rooms (migration 012): create, join, leave, start, and members who stayed away.
-/// Each op runs in one transaction that locks the room's row, and announces the room's
-/// new state to its members (``RoomRepository/notifyPlayers(_:_:)``) at commit.
+/// Each op runs in one transaction that locks the room's row, and puts the room's new state for
+/// its members in the caller's ``Outbox`` (announced at the transaction's end).
 public struct RoomRepository {
     /// The connection every query runs on.
     let db: PGConnection
@@ -54,9 +54,10 @@ public struct RoomRepository {
 
     /// `room_create`: a new room with `player` as host and only member.
     public func createRoom(
-        player: PlayerID, bank slug: String, questions: Int, answerMs: Int, maxPlayers: Int, nowMs: Int64
+        player: PlayerID, bank slug: String, questions: Int, answerMs: Int, maxPlayers: Int, nowMs: Int64,
+        outbox: Outbox
     ) throws -> Room {
-        try db.transaction { db in
+        try outbox.transaction(on: db) { db in
             try checkFree(player)
             guard let bank = try db.query("SELECT id FROM banks b WHERE slug = \(slug) AND \(unsafeRaw: BankSummary.playable("b", by: player))").first else {
                 throw StoreError(.unknownBank)
@@ -74,15 +75,15 @@ public struct RoomRepository {
             guard let roomID else { throw StoreError(.internal, "no free room code") }
             try db.query("INSERT INTO room_members (player_id, room_id) VALUES (\(player)::uuid, \(roomID))")
             let room = try room(id: roomID)!
-            try announce(room, type: "INSERT", nowMs: nowMs)
+            announce(room, type: "INSERT", nowMs: nowMs, into: outbox)
             return room
         }
     }
 
     /// `room_join {code}`: refused when the room is full (`room_full`) or plays
     /// (`room_busy`). Joining one's own room again is a no-op that replies the room.
-    public func joinRoom(player: PlayerID, code: String, nowMs: Int64) throws -> Room {
-        try db.transaction { db in
+    public func joinRoom(player: PlayerID, code: String, nowMs: Int64, outbox: Outbox) throws -> Room {
+        try outbox.transaction(on: db) { db in
             guard let roomID = try lockRoom(code: code) else { throw StoreError(.unknownRoom) }
             var room = try room(id: roomID)!
             if room.memberIDs.contains(player) { return room }
@@ -91,25 +92,25 @@ public struct RoomRepository {
             if room.members.count >= room.maxPlayers { throw StoreError(.roomFull) }
             try db.query("INSERT INTO room_members (player_id, room_id) VALUES (\(player)::uuid, \(roomID))")
             room = try self.room(id: roomID)!
-            try announce(room, type: "UPDATE", nowMs: nowMs)
+            announce(room, type: "UPDATE", nowMs: nowMs, into: outbox)
             return room
         }
     }
 
     /// `room_leave {}`: the host role passes to the member who joined first; the last one
     /// out closes the room. A member of a live game must also forfeit it (``RoomChange/forfeit``).
-    public func leaveRoom(player: PlayerID, nowMs: Int64) throws -> RoomChange {
-        try db.transaction { db in
+    public func leaveRoom(player: PlayerID, nowMs: Int64, outbox: Outbox) throws -> RoomChange {
+        try outbox.transaction(on: db) { db in
             let (roomID, before) = try lockRoom(of: player)
             let forfeit = before.state == .playing ? before.duelID : nil
-            return RoomChange(room: try removeMembers([player], from: roomID, nowMs: nowMs), forfeit: forfeit)
+            return RoomChange(room: try removeMembers([player], from: roomID, nowMs: nowMs, outbox: outbox), forfeit: forfeit)
         }
     }
 
     /// `room_start {}`: the host starts a game of the room's members (2 to 4), unrated.
     /// Its draw prefers questions the room has not played yet (the rematch is "the next quiz").
-    public func startRoom(player: PlayerID, configuration: DuelConfiguration, nowMs: Int64) throws -> RoomChange {
-        try db.transaction { db in
+    public func startRoom(player: PlayerID, configuration: DuelConfiguration, nowMs: Int64, outbox: Outbox) throws -> RoomChange {
+        try outbox.transaction(on: db) { db in
             var (roomID, room) = try lockRoom(of: player)
             guard room.host == player else { throw StoreError(.notHost) }
             if room.state == .playing { throw StoreError(.roomBusy) }
@@ -139,7 +140,7 @@ public struct RoomRepository {
                 questionSets: [questions], roomID: roomID)[0]
             try db.query("UPDATE rooms SET duel_id = \(created.update.duelID)::uuid, games = games + 1 WHERE id = \(roomID)")
             room = try self.room(id: roomID)!
-            try announce(room, type: "UPDATE", nowMs: nowMs)
+            announce(room, type: "UPDATE", nowMs: nowMs, into: outbox)
             return RoomChange(room: room, started: created.update, absent: try PlayerRepository(db).absent(room.memberIDs))
         }
     }
@@ -173,8 +174,8 @@ public struct RoomRepository {
     /// waiting for the delay (issue 23: a banned player's room kept them listed). Any instance
     /// may run it; the DELETE makes each departure happen once. Returns how many left.
     @discardableResult
-    public func leaveGoneMembers(afterMs: Int64, nowMs: Int64) throws -> Int {
-        try db.transaction { db in
+    public func leaveGoneMembers(afterMs: Int64, nowMs: Int64, outbox: Outbox) throws -> Int {
+        try outbox.transaction(on: db) { db in
             // Members held again (a sign-in that raced their absence, or an instance's
             // re-registration after a stall) are not gone.
             try db.query("""
@@ -194,7 +195,7 @@ public struct RoomRepository {
             for row in gone { byRoom[try row.int64("room_id"), default: []].append(try row.string("player")) }
             for (roomID, players) in byRoom.sorted(by: { $0.key < $1.key }) {
                 _ = try db.query("SELECT id FROM rooms WHERE id = \(roomID) FOR UPDATE")
-                _ = try removeMembers(players, from: roomID, nowMs: nowMs)
+                _ = try removeMembers(players, from: roomID, nowMs: nowMs, outbox: outbox)
             }
             return gone.count
         }
@@ -202,7 +203,7 @@ public struct RoomRepository {
 
     /// The rooms whose current game is one of `duels` (which just finished) announce that
     /// they are open again. In the lane's transaction: only batches that finish room games.
-    func announceRooms(ofGames duels: [String?]) throws {
+    func announceRooms(ofGames duels: [String?], into outbox: Outbox) throws {
         // Through the games' primary key and their `room_id`: `rooms` keeps no index on its
         // current game, and a scan of it here held the lane's transaction 28 ms per batch
         // (pg_stat_statements over the rooms scenario).
@@ -210,14 +211,14 @@ public struct RoomRepository {
             SELECT r.id FROM duels d JOIN rooms r ON r.id = d.room_id AND r.duel_id = d.id
              WHERE d.id = ANY(\(PGArray(duels))::uuid[])
             """) {
-            try announceRoom(id: try row.int64("id"))
+            try announceRoom(id: try row.int64("id"), into: outbox)
         }
     }
 
     /// Announces a room's current record to its members (a member's `connected` changed).
-    func announceRoom(id: Int64) throws {
+    func announceRoom(id: Int64, into outbox: Outbox) throws {
         guard let room = try room(id: id) else { return }
-        try announce(room, type: "UPDATE", nowMs: Int64(Date().timeIntervalSince1970 * 1000))
+        announce(room, type: "UPDATE", nowMs: Int64(Date().timeIntervalSince1970 * 1000), into: outbox)
     }
 
     // MARK: Internals
@@ -242,7 +243,7 @@ public struct RoomRepository {
 
     /// Removes members (the room's row locked by the caller), passes the host role on,
     /// deletes an empty room, and announces the result. Returns the room after.
-    private func removeMembers(_ players: [PlayerID], from roomID: Int64, nowMs: Int64) throws -> Room {
+    private func removeMembers(_ players: [PlayerID], from roomID: Int64, nowMs: Int64, outbox: Outbox) throws -> Room {
         let before = try room(id: roomID)!
         try db.query("""
             DELETE FROM room_members WHERE room_id = \(roomID)
@@ -255,14 +256,14 @@ public struct RoomRepository {
             closed.members = []
             closed.state = .closed
             // Nobody is left to hear a DELETE but those who just left (on other connections).
-            try announce(closed, type: "DELETE", nowMs: nowMs, to: players)
+            announce(closed, type: "DELETE", nowMs: nowMs, to: players, into: outbox)
             return closed
         }
         if players.contains(before.host) {
             try db.query("UPDATE rooms SET host = \(heir.id)::uuid WHERE id = \(roomID)")
         }
         let after = try room(id: roomID)!
-        try announce(after, type: "UPDATE", nowMs: nowMs, to: after.memberIDs + players)
+        announce(after, type: "UPDATE", nowMs: nowMs, to: after.memberIDs + players, into: outbox)
         return after
     }
 
@@ -299,7 +300,9 @@ public struct RoomRepository {
     }
 
     /// Sends the room's `room` event to its members (or `to`), at commit.
-    private func announce(_ room: Room, type: String, nowMs: Int64, to: [PlayerID]? = nil) throws {
-        try notifyPlayers(to ?? room.memberIDs, room.event(type: type, nowMs: nowMs))
+    /// Puts the room's `rooms` event for its members (or `to`) in `outbox`; the room's code is the
+    /// topic, so a receiver keeps only the newest state.
+    private func announce(_ room: Room, type: String, nowMs: Int64, to: [PlayerID]? = nil, into outbox: Outbox) {
+        outbox.add(to ?? room.memberIDs, room.event(type: type, nowMs: nowMs), topic: "room:" + room.code)
     }
 }
