@@ -110,12 +110,16 @@ struct DatabaseOptions: ParsableArguments {
     @Option(name: .customLong("duel-lanes"), help: "Duel lanes: connections that apply duel inputs in batches (default 1).") var duelLanes: Int?
     @Flag(name: .customLong("migrate"), help: "Apply migrations at start even on a given DATABASE_URL (needs the owner's rights).")
     var migrate = false
+    @Option(name: .customLong("lane-gather-ms"),
+            help: "The longest a duel lane waits for more inputs when it woke for a small round, in ms (default 4; 0: never).")
+    var laneGatherMs: Double?
     @Option(name: .customLong("database-wait"), help: "Seconds to keep retrying an unreachable database at start (default 60).")
     var databaseWait: Double?
 
     func apply(to config: inout ServerConfiguration) {
         if let dbConnections { config.database.connections = dbConnections }
         if let duelLanes { config.database.duelLanes = duelLanes }
+        if let laneGatherMs { config.database.laneGatherMs = max(0, min(50, laneGatherMs)) }
         if migrate { config.database.migrateOnStart = true }
         if let databaseWait { config.database.waitSeconds = databaseWait }
     }

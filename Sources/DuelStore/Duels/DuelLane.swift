@@ -24,9 +24,12 @@ final class DuelLane: Sendable {
     private let logger: Logger
     private let afterBatch: AfterBatch
     private let shards: ShardMap
+    /// The longest a round that woke the lane waits for more inputs (``GatherWindow``).
+    private let gatherMs: Double
 
-    init(index: Int, conninfo: String, origin: String, maxBatch: Int, shards: ShardMap, afterBatch: AfterBatch,
-         logger: Logger) {
+    init(index: Int, conninfo: String, origin: String, maxBatch: Int, gatherMs: Double, shards: ShardMap,
+         afterBatch: AfterBatch, logger: Logger) {
+        self.gatherMs = gatherMs
         self.afterBatch = afterBatch
         self.shards = shards
         self.conninfo = conninfo
@@ -74,7 +77,18 @@ final class DuelLane: Sendable {
         var connection: PGConnection?
         var backoff = Backoff()
         var lane = DuelLaneState()
+        var gather = GatherWindow(maxWaitMs: gatherMs)
+        var woke = false
         while true {
+            if woke {
+                // The lane was idle: a round of one or two inputs would pay a whole transaction
+                // each, so wait briefly for the inputs the recent rate says are coming.
+                woke = false
+                let pending = state.withLock { $0.items.count }
+                if let pause = gather.wait(pending: pending, nowNs: DispatchTime.now().uptimeNanoseconds) {
+                    usleep(UInt32(min(pause / 1_000, 1_000_000)))
+                }
+            }
             let (items, completions, seeds, closed) = state.withLock { waiting in
                 let count = min(waiting.items.count, maxBatch)
                 let items = Array(waiting.items.prefix(count))
@@ -92,8 +106,10 @@ final class DuelLane: Sendable {
             if items.isEmpty {
                 if closed { break }
                 wakeUp.wait()
+                woke = true
                 continue
             }
+            gather.observe(items.count, nowNs: DispatchTime.now().uptimeNanoseconds)
             if connection?.isOpen != true {
                 connection = nil
                 if backoff.mayTry(now: Date()) {

@@ -27,14 +27,15 @@ public final class DuelLanes: Sendable {
     ///   - origin: tagged onto NOTIFY payloads (see ``DuelNotification``).
     ///   - maxBatch: the most inputs one transaction takes.
     ///   - shards: the shard groups of `duels` (``ShardMap/single`` on plain Postgres).
-    public init(conninfo: String, count: Int, origin: String, maxBatch: Int = 512, shards: ShardMap = .single,
-                logger: Logger) {
+    ///   - gatherMs: the longest a lane that woke up waits for more inputs (``GatherWindow``; 0: never).
+    public init(conninfo: String, count: Int, origin: String, maxBatch: Int = 512, gatherMs: Double = 0,
+                shards: ShardMap = .single, logger: Logger) {
         let afterBatch = AfterBatch()
         self.afterBatch = afterBatch
         self.shards = shards
         lanes = (0..<max(1, count)).map {
-            DuelLane(index: $0, conninfo: conninfo, origin: origin, maxBatch: maxBatch, shards: shards,
-                     afterBatch: afterBatch, logger: logger)
+            DuelLane(index: $0, conninfo: conninfo, origin: origin, maxBatch: maxBatch, gatherMs: gatherMs,
+                     shards: shards, afterBatch: afterBatch, logger: logger)
         }
     }
 

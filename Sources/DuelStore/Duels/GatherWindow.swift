@@ -1,0 +1,56 @@
+import Foundation
+
+/// How long a lane that woke up for a small round waits for more inputs before it commits
+/// (issue 25), as Postgres's own `commit_delay` waits for more commits to flush together.
+///
+/// At human pace a lane's rounds held one or two inputs, and each paid a whole transaction:
+/// BEGIN, the lock, the write, COMMIT and its WAL flush. Waiting a few milliseconds lets the
+/// inputs that arrive meanwhile share that cost. The wait is adaptive: the lane keeps a decaying
+/// estimate of its input rate, and waits only as long as it takes for about `gather` more inputs
+/// to arrive at that rate, never longer than `maxWaitNs` (the latency budget) and not at all when
+/// not even one more input is expected within it (a quiet server commits at once). A lane that
+/// is busy never waits: its next round is what arrived during the last commit.
+///
+/// Pure: time comes in as an argument.
+public struct GatherWindow: Sendable {
+    /// The longest wait; 0 turns the window off.
+    public let maxWaitNs: UInt64
+    /// How many more inputs a wait tries to gather.
+    public let gather: Double
+    /// The decaying input count per second (time constant `horizonNs`).
+    private(set) var rate: Double = 0
+    private var lastNs: UInt64?
+    private let horizonNs: Double = 1e9
+
+    public init(maxWaitMs: Double, gather: Double = 4) {
+        maxWaitNs = UInt64(max(0, maxWaitMs) * 1e6)
+        self.gather = gather
+    }
+
+    /// Counts `inputs` that arrived by `nowNs` (a round taken).
+    public mutating func observe(_ inputs: Int, nowNs: UInt64) {
+        decay(to: nowNs)
+        rate += Double(inputs) * 1e9 / horizonNs
+    }
+
+    /// How long to wait, at `nowNs`, before taking a round that holds `pending` inputs after the
+    /// lane was idle; nil when it should not wait.
+    public func wait(pending: Int, nowNs: UInt64) -> UInt64? {
+        guard maxWaitNs > 0, pending > 0, Double(pending) < gather else { return nil }
+        let perNs = rate(at: nowNs) / 1e9
+        // Not even one more input expected within the budget: commit now.
+        guard perNs * Double(maxWaitNs) >= 1 else { return nil }
+        return min(maxWaitNs, UInt64((gather - Double(pending)) / perNs))
+    }
+
+    /// The estimate decayed to `nowNs`.
+    private func rate(at nowNs: UInt64) -> Double {
+        guard let last = lastNs, nowNs > last else { return rate }
+        return rate * exp(-Double(nowNs - last) / horizonNs)
+    }
+
+    private mutating func decay(to nowNs: UInt64) {
+        rate = rate(at: nowNs)
+        lastNs = max(lastNs ?? nowNs, nowNs)
+    }
+}
