@@ -7,7 +7,7 @@ import Foundation
 /// BEGIN, the lock, the write, COMMIT and its WAL flush. Waiting a few milliseconds lets the
 /// inputs that arrive meanwhile share that cost. The wait is adaptive: the lane keeps a decaying
 /// estimate of its input rate, and waits only as long as it takes for about `gather` more inputs
-/// to arrive at that rate, never longer than `maxWaitNs` (the latency budget) and not at all when
+/// (eight: bench/NOTES.md item 26 measured four and eight) to arrive at that rate, never longer than `maxWaitNs` (the latency budget) and not at all when
 /// not even one more input is expected within it (a quiet server commits at once). A lane that
 /// is busy never waits: its next round is what arrived during the last commit.
 ///
@@ -22,7 +22,7 @@ public struct GatherWindow: Sendable {
     private var lastNs: UInt64?
     private let horizonNs: Double = 1e9
 
-    public init(maxWaitMs: Double, gather: Double = 4) {
+    public init(maxWaitMs: Double, gather: Double = 8) {
         maxWaitNs = UInt64(max(0, maxWaitMs) * 1e6)
         self.gather = gather
     }
