@@ -95,7 +95,7 @@ extension ClientRequest {
             guard (1...500).contains(reason.unicodeScalars.count) else {
                 throw .badField("reason", "must be 1-500 characters (code points)")
             }
-            guard !reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            guard !reason.unicodeScalars.contains(where: \.isControlCharacter) else {
                 throw .badField("reason", "must not contain control characters")
             }
             // A report names a question or (added) a player's quiz.
@@ -151,7 +151,7 @@ struct Fields {
     /// "world-capitals\u{0}junk" world-capitals).
     func identifier(_ name: String, maxLength: Int) throws(ProtocolError) -> String {
         let text = try string(name, maxLength: maxLength)
-        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !text.unicodeScalars.contains(where: \.isControlCharacter) else {
             throw .badField(name, "must not contain control characters")
         }
         return text
