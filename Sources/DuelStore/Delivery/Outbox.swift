@@ -30,6 +30,11 @@ public final class Outbox: @unchecked Sendable {
     /// Adds a stored notification, from the payload `notify_player` returned.
     func add(notification payload: String, announce: Bool) {
         guard let event = PlayerEvent(notification: Substring(payload)) else { return }
+        add(event, announce: announce)
+    }
+
+    /// Adds an event already parsed (a notification whose player decides its announcement).
+    func add(_ event: PlayerEvent, announce: Bool) {
         events.append(event)
         announced.append(announce)
     }

@@ -171,8 +171,9 @@ struct DuelWrites {
         if !practiceFinished.isEmpty { try DuelRepository(connection).countPractice(duels: practiceFinished) }
         // After ratings (giant slayer reads them) and practice (learned mistakes count).
         for payload in progress.isEmpty ? [] : try progress.write(on: connection) {
-            let player = PlayerEvent(notification: Substring(payload))?.players.first ?? ""
-            outbox.add(notification: payload, announce: announces && !quietPlayers.contains(player))
+            // Parsed once: its player decides whether it is announced.
+            guard let event = PlayerEvent(notification: Substring(payload)) else { continue }
+            outbox.add(event, announce: announces && !event.players.contains(where: quietPlayers.contains))
         }
         // By the players' ids, which Citus uses to reach only their shards (issue 24). A player has
         // one marker, so a pair of the two lists that is not one of ours matches no row.
