@@ -41,7 +41,9 @@ final class PeriodicJobs: @unchecked Sendable {
     /// What `/healthz` says (see ``HealthStatus``).
     var health = HealthStatus()
     /// When matcher passes run (see ``MatcherGate``).
-    private var matcher = MatcherGate()
+    private var matcher: MatcherGate
+    /// When a matcher pass next evicts the waiters of banks too short to play.
+    private var nextEvictionMs: Int64 = 0
     /// When ``upkeepIfDue(nowMs:)`` next runs the upkeep.
     var nextUpkeepMs: Int64
 
@@ -57,6 +59,7 @@ final class PeriodicJobs: @unchecked Sendable {
         self.instance = instance
         self.logger = logger
         nextUpkeepMs = Clock.nowMs() + configuration.jobs.upkeepIntervalMs
+        matcher = MatcherGate(spacingMs: configuration.jobs.matchSpacingMs)
     }
 
     /// At start: health, the live duels' timers, a first matcher pass, and the periodic jobs
@@ -92,16 +95,28 @@ final class PeriodicJobs: @unchecked Sendable {
         }
     }
 
-    /// Claims pairs in every bank with waiters, when ``MatcherGate`` lets a pass start.
+    /// Claims pairs in every bank with waiters, when ``MatcherGate`` lets a pass start (or arms
+    /// the matcher's timer for when it will).
     func runMatcher(concurrent: Bool = false) {
-        guard matcher.start(concurrent: concurrent) else { return }
+        let now = Clock.nowMs()
+        switch matcher.start(concurrent: concurrent, nowMs: now) {
+        case .now: break
+        case .coalesced: return
+        case .at(let due):
+            timer.schedule(PeriodicJob.matcher.rawValue, atMs: due)
+            return
+        }
+        // Waiters of banks that became too short to play (an operator retired a bank or took
+        // questions out) are evicted at the matcher's interval, not on every triggered pass.
+        let evict = now >= nextEvictionMs
+        if evict { nextEvictionMs = now + PeriodicJob.matcher.intervalMs(configuration) }
         let policy = configuration.matchPolicy
         let duelRules = configuration.duel
         let logger = self.logger
         let shared = connections.directory.shared
         let instance = self.instance
         jobs.database(for: nil, { db -> [DuelUpdate] in
-            try QueueRepository(db).evictWaitersOfShortBanks(questionsNeeded: duelRules.questionCount)
+            if evict { try QueueRepository(db).evictWaitersOfShortBanks(questionsNeeded: duelRules.questionCount) }
             var created: [DuelUpdate] = []
             for bank in try QueueRepository(db).banksWithWaitingPairs() {
                 // One bank's failure must not stop the others' matchmaking.

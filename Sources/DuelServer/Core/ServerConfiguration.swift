@@ -102,6 +102,9 @@ public struct ServerConfiguration: Sendable {
     public struct Jobs: Sendable {
         /// How often the matcher looks at the queues even without a NOTIFY (the widening gap needs it).
         public var matchIntervalMs: Int64 = 250
+        /// The shortest time between the starts of two matcher passes that queue requests
+        /// trigger (``MatcherGate``): waiters who queue within it meet in one pass.
+        public var matchSpacingMs: Int64 = 50
         /// How often the sweep looks for overdue deadlines that no timer of this instance holds.
         public var sweepIntervalMs: Int64 = 1_000
         /// How often an instance tries the hourly upkeep (archiving old events); the first try

@@ -8,8 +8,13 @@ import DuelCore
 /// the same version; otherwise the duel is rebuilt from its stored base state and
 /// input log. Bounded: past `limit` the oldest entries go (a state that left is
 /// rebuilt from the log when needed again).
+///
+/// With a state it keeps the duel's bank id once a transaction has read it: a round whose duels
+/// are all cached with their banks can then be written before it knows their versions
+/// (``DuelRepository/applyCachedRound(_:lane:outbox:)``).
 struct DuelCache {
-    private var entries: [String: (version: Int, duel: Duel)] = [:]
+    typealias Entry = (version: Int, duel: Duel, bankID: Int?)
+    private var entries: [String: Entry] = [:]
     private var order: [String] = []
     private var orderHead = 0
     let limit: Int
@@ -25,12 +30,22 @@ struct DuelCache {
         return entry.duel
     }
 
+    /// The last state committed for `id`, whatever its version now is in the database.
+    func latest(of id: String) -> Entry? {
+        entries[id]
+    }
+
+    /// Forgets `id`'s state (another instance moved the duel on): its next round rebuilds it.
+    mutating func forget(_ id: String) {
+        entries[id] = nil
+    }
+
     /// Finished duels are kept too: the opponent's answer that arrives just after
     /// the last reveal would otherwise rebuild the whole duel only to be refused.
     /// But only the last `finishedLimit` of them: a finished duel is rarely touched
     /// again, and full states of thousands of them were most of the cache's memory.
-    mutating func remember(_ duel: Duel, version: Int) {
-        let previous = entries.updateValue((version, duel), forKey: duel.id)
+    mutating func remember(_ duel: Duel, version: Int, bankID: Int? = nil) {
+        let previous = entries.updateValue((version, duel, bankID ?? entries[duel.id]?.bankID), forKey: duel.id)
         if previous == nil {
             order.append(duel.id)
             evictIfFull()

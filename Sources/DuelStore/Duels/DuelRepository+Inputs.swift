@@ -21,11 +21,12 @@ extension DuelRepository {
         _ items: [DuelInputItem], lane: inout DuelLaneState, outbox: Outbox = Outbox()
     ) -> [Result<DuelUpdate?, Error>] {
         guard !items.isEmpty else { return [] }
+        if let results = applyCachedRound(items, lane: &lane, outbox: outbox) { return results }
         do {
             // `lane` is read, not copied, inside: a copy alive at the cache's update below would
             // copy the whole cache.
             let (updates, states) = try outbox.transaction(on: db) { _ in try applyOnce(items, lane: lane, outbox: outbox) }
-            for (duel, version) in states.values { lane.cache.remember(duel, version: version) }
+            for state in states.values { lane.cache.remember(state.duel, version: state.version, bankID: state.bankID) }
             return updates.map { .success($0) }
         } catch {
             let duels = Set(items.map(\.duelID))
@@ -51,30 +52,52 @@ extension DuelRepository {
 
     private func applyOnce(
         _ items: [DuelInputItem], lane: borrowing DuelLaneState, outbox: Outbox
-    ) throws -> ([DuelUpdate?], [String: (Duel, Int)]) {
+    ) throws -> ([DuelUpdate?], [String: LaneState]) {
         let ids = Set(items.lazy.map(\.duelID).filter(UUIDText.isValid)).sorted()
-        var states: [String: (duel: Duel, version: Int)] = [:]
+        var states: [String: LaneState] = [:]
         var banks: [String: Int] = [:]
         var stale: [String] = []
         var now: String?
         if !ids.isEmpty {
-            for row in try db.query("""
-                SELECT id::text AS id, inputs, bank_id, now()::text AS now FROM duels
-                 WHERE id = ANY(\(PGArray(ids))::uuid[]) ORDER BY id FOR UPDATE
-                """) {
+            for row in try db.query(Self.lockQuery(ids)) {
                 now = try row.string("now")
                 let id = try row.string("id")
                 let version = try row.int("inputs")
                 banks[id] = try row.int("bank_id")
                 if let duel = lane.cache.state(of: id, version: version) {
-                    states[id] = (duel, version)
+                    states[id] = LaneState(duel: duel, version: version, bankID: banks[id]!)
                 } else {
                     stale.append(id)
                 }
             }
         }
-        for (id, rebuilt) in try rebuildDuels(stale) { states[id] = rebuilt }
+        for (id, rebuilt) in try rebuildDuels(stale) {
+            if let bank = banks[id] { states[id] = LaneState(duel: rebuilt.duel, version: rebuilt.version, bankID: bank) }
+        }
+        let (writes, updates) = Self.run(items, on: &states)
+        try writes.write(on: db, now: now, announces: lane.announces, shardByShard: lane.distributed, outbox: outbox)
+        return (updates, states)
+    }
 
+    /// A duel as a lane round works on it: its engine state, its version (`duels.inputs`) and its bank.
+    struct LaneState {
+        var duel: Duel
+        var version: Int
+        let bankID: Int
+    }
+
+    /// The lock every round takes first: the batch's duel rows in id order (two instances never
+    /// deadlock), with their versions.
+    static func lockQuery(_ ids: [String]) -> SQLQuery {
+        """
+        SELECT id::text AS id, inputs, bank_id, now()::text AS now FROM duels
+         WHERE id = ANY(\(PGArray(ids))::uuid[]) ORDER BY id FOR UPDATE
+        """
+    }
+
+    /// Runs the engine on every input of the batch whose duel is in `states`, in arrival order,
+    /// and returns the writes and one update per item (nil for an unknown duel). Pure.
+    static func run(_ items: [DuelInputItem], on states: inout [String: LaneState]) -> (DuelWrites, [DuelUpdate?]) {
         var writes = DuelWrites()
         var updates = [DuelUpdate?](repeating: nil, count: items.count)
         // Arrival order: inputs are stamped on arrival by different threads, so the
@@ -82,19 +105,18 @@ extension DuelRepository {
         let order = items.indices.sorted { (items[$0].input.atMs, $0) < (items[$1].input.atMs, $1) }
         for index in order {
             let item = items[index]
-            guard var state = states[item.duelID], let bank = banks[item.duelID] else { continue }
+            guard var state = states[item.duelID] else { continue }
             let step = state.duel.apply(item.input)
             if step.logsInput { state.version += 1 }
-            let events = writes.add(step, duelID: item.duelID, bankID: bank, input: item.input, version: state.version,
-                                    mode: state.duel.mode, announce: item.announce)
+            let events = writes.add(step, duelID: item.duelID, bankID: state.bankID, input: item.input,
+                                    version: state.version, mode: state.duel.mode, announce: item.announce)
             states[item.duelID] = state
             updates[index] = DuelUpdate(
                 duelID: item.duelID, seq: state.duel.seq, players: state.duel.players.map(\.id),
                 outcome: step.outcome, events: events, nextDeadlineMs: state.duel.nextDeadlineMs,
                 finished: state.duel.phase == .finished)
         }
-        try writes.write(on: db, now: now, announces: lane.announces, shardByShard: lane.distributed, outbox: outbox)
-        return (updates, states.mapValues { ($0.duel, $0.version) })
+        return (writes, updates)
     }
 
     /// Rebuilds duels from their stored base state and input log (after a restart,

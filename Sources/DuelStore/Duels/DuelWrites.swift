@@ -100,19 +100,56 @@ struct DuelWrites {
     func write(on connection: PGConnection, now: String? = nil, announces: Bool = true,
                shardByShard: Bool = false, outbox: Outbox = Outbox()) throws {
         guard !isEmpty else { return }
-        let payloads = announces
-            ? DuelNotification.payloads(origin: connection.notificationOrigin, ranges: announcements.ranges) : []
-        // The columns of each table, one array per column, for `unnest`.
-        func column<Row>(_ list: [Row], _ value: (Row) -> String?) -> PGArray { PGArray(list.map(value)) }
+        let payloads = payloads(for: connection, announces: announces)
+        if shardByShard {
+            try writeShardByShard(on: connection, now: now, payloads: payloads)
+        } else {
+            try connection.query(statement(now: now, payloads: payloads))
+        }
+        try DuelRepository(connection).storeRatings(completions)
+        if !practiceFinished.isEmpty { try DuelRepository(connection).countPractice(duels: practiceFinished) }
+        // After ratings (giant slayer reads them) and practice (learned mistakes count).
+        for payload in progress.isEmpty ? [] : try progress.write(on: connection) {
+            // Parsed once: its player decides whether it is announced.
+            guard let event = PlayerEvent(notification: Substring(payload)) else { continue }
+            outbox.add(event, announce: announces && !event.players.contains(where: quietPlayers.contains))
+        }
+        // By the players' ids, which Citus uses to reach only their shards (issue 24). A player has
+        // one marker, so a pair of the two lists that is not one of ours matches no row.
+        if !left.isEmpty {
+            try connection.query("""
+                DELETE FROM live_duel_players
+                 WHERE player_id = ANY(\(column(left) { $0.player })::uuid[]) AND duel_id = ANY(\(column(left) { $0.duel })::uuid[])
+                """)
+        }
+        if !roomFinished.isEmpty { try RoomRepository(connection).announceRooms(ofGames: roomFinished, into: outbox) }
+    }
+
+    /// The columns of each table, one array per column, for `unnest`.
+    private func column<Row>(_ list: [Row], _ value: (Row) -> String?) -> PGArray { PGArray(list.map(value)) }
+
+    /// Whether the batch finished no game and no player left one: its whole write is then the
+    /// one statement of ``statement(now:payloads:)`` (ratings, progress, live markers and rooms
+    /// are for finished games and departures).
+    var isOneStatement: Bool {
+        completions.isEmpty && progress.isEmpty && practiceFinished.isEmpty && roomFinished.isEmpty && left.isEmpty
+            && rows.allSatisfy { $0.row.phase != .finished }
+    }
+
+    /// The announcements' payloads for `connection` (none unless `announces`).
+    func payloads(for connection: PGConnection, announces: Bool) -> [String] {
+        announces ? DuelNotification.payloads(origin: connection.notificationOrigin, ranges: announcements.ranges) : []
+    }
+
+    /// The one statement that writes the duel rows, logged inputs, answers and events and
+    /// announces `payloads` (`now`: see ``write(on:now:announces:shardByShard:outbox:)``).
+    func statement(now: String?, payloads: [String]) -> SQLQuery {
         let inputAnswers = AnswerColumns(inputs.map { item -> Submission? in
             if case .answer(_, _, let submission, _) = item.input { return submission }
             return nil
         })
         let answerSubmissions = AnswerColumns(answers.map { Optional($0.new.answer.submission) })
-        if shardByShard {
-            try writeShardByShard(on: connection, now: now, payloads: payloads)
-        } else {
-        try connection.query("""
+        return """
             WITH updated AS (
                 UPDATE duels d
                    SET state = u.state, last_seq = u.last_seq, next_deadline_ms = u.next_deadline_ms,
@@ -165,25 +202,7 @@ struct DuelWrites {
                        AS e(duel_id, seq, kind, at_ms, record)
                 RETURNING 1)
             SELECT pg_notify('duel_events', p) FROM unnest(\(PGArray(payloads))::text[]) AS p
-            """)
-        }
-        try DuelRepository(connection).storeRatings(completions)
-        if !practiceFinished.isEmpty { try DuelRepository(connection).countPractice(duels: practiceFinished) }
-        // After ratings (giant slayer reads them) and practice (learned mistakes count).
-        for payload in progress.isEmpty ? [] : try progress.write(on: connection) {
-            // Parsed once: its player decides whether it is announced.
-            guard let event = PlayerEvent(notification: Substring(payload)) else { continue }
-            outbox.add(event, announce: announces && !event.players.contains(where: quietPlayers.contains))
-        }
-        // By the players' ids, which Citus uses to reach only their shards (issue 24). A player has
-        // one marker, so a pair of the two lists that is not one of ours matches no row.
-        if !left.isEmpty {
-            try connection.query("""
-                DELETE FROM live_duel_players
-                 WHERE player_id = ANY(\(column(left) { $0.player })::uuid[]) AND duel_id = ANY(\(column(left) { $0.duel })::uuid[])
-                """)
-        }
-        if !roomFinished.isEmpty { try RoomRepository(connection).announceRooms(ofGames: roomFinished, into: outbox) }
+            """
     }
 }
 

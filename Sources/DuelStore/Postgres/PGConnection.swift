@@ -64,22 +64,84 @@ public final class PGConnection {
     @discardableResult
     public func query(_ query: SQLQuery) throws(PGError) -> [PGRow] {
         guard let handle else { throw .client("database unavailable") }
-        let name: String
-        if let known = prepared[query.sql] {
-            name = known
-        } else {
-            name = "s\(prepared.count + 1)"
-            let result = PQprepare(handle, name, query.sql, Int32(query.binds.count), nil)
-            defer { PQclear(result) }
-            try check(result, handle: handle)
-            prepared[query.sql] = name
-        }
+        let name = try statementName(for: query, handle: handle)
         let result = Self.withCStrings(query.binds) { pointers in
             PQexecPrepared(handle, name, Int32(pointers.count), pointers, nil, nil, 0)
         }
         defer { PQclear(result) }
         try check(result, handle: handle)
         return rows(of: result)
+    }
+
+    /// Runs `queries` in one round trip (libpq's pipeline mode), and returns each one's rows.
+    ///
+    /// They are sent together and ended by one Sync. Outside an explicit transaction, Postgres
+    /// runs everything before a Sync as one implicit transaction: it commits when it reaches the
+    /// Sync, before this returns, or rolls back whole at the first error, which is thrown. A
+    /// round of a duel lane is four round trips as `BEGIN`, lock, write and `COMMIT`, and at
+    /// human pace each round trip wakes both sides (issue 25).
+    public func pipeline(_ queries: [SQLQuery]) throws(PGError) -> [[PGRow]] {
+        guard let handle else { throw .client("database unavailable") }
+        // Prepared first, outside the pipeline (once per connection): the pipeline then holds
+        // only executions, and a failed one leaves no doubt about what was prepared.
+        var names: [String] = []
+        for query in queries { names.append(try statementName(for: query, handle: handle)) }
+        guard PQenterPipelineMode(handle) == 1 else { throw .client("cannot enter pipeline mode") }
+        var failure: PGError?
+        var results: [[PGRow]] = []
+        for (query, name) in zip(queries, names) where failure == nil {
+            let sent = Self.withCStrings(query.binds) { pointers in
+                PQsendQueryPrepared(handle, name, Int32(pointers.count), pointers, nil, nil, 0)
+            }
+            if sent != 1 { failure = .client(String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines) }
+        }
+        if failure == nil, PQpipelineSync(handle) != 1 {
+            failure = .client(String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines)
+        }
+        if failure == nil {
+            // Each query's results end with a NULL; after an error the rest come back aborted.
+            for _ in queries {
+                var rowsOfQuery: [PGRow] = []
+                while let result = PQgetResult(handle) {
+                    defer { PQclear(result) }
+                    if PQresultStatus(result) == PGRES_PIPELINE_ABORTED { continue }
+                    do throws(PGError) {
+                        try check(result, handle: handle)
+                        rowsOfQuery = rows(of: result)
+                    } catch {
+                        failure = failure ?? error
+                    }
+                }
+                results.append(rowsOfQuery)
+            }
+            // Then the Sync's own result; an error of the commit itself comes before it.
+            while let result = PQgetResult(handle) {
+                defer { PQclear(result) }
+                let status = PQresultStatus(result)
+                if status == PGRES_PIPELINE_SYNC { break }
+                if status == PGRES_PIPELINE_ABORTED { continue }
+                do throws(PGError) { try check(result, handle: handle) } catch { failure = failure ?? error }
+            }
+        }
+        if PQexitPipelineMode(handle) != 1 {
+            // Results left unread (a broken connection): the connection cannot be trusted again.
+            close()
+            throw failure ?? .client("connection lost: pipeline left unfinished")
+        }
+        if let failure { throw failure }
+        return results
+    }
+
+    /// The name `query`'s statement is prepared under on this connection, preparing it the
+    /// first time.
+    private func statementName(for query: SQLQuery, handle: OpaquePointer) throws(PGError) -> String {
+        if let known = prepared[query.sql] { return known }
+        let name = "s\(prepared.count + 1)"
+        let result = PQprepare(handle, name, query.sql, Int32(query.binds.count), nil)
+        defer { PQclear(result) }
+        try check(result, handle: handle)
+        prepared[query.sql] = name
+        return name
     }
 
     /// Runs SQL text that may hold several statements and no parameters

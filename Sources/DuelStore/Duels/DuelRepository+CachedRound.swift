@@ -1,0 +1,66 @@
+import DuelCore
+
+extension DuelRepository {
+    /// A lane's usual round in one round trip (issue 25), or nil when the round needs the
+    /// locking path of ``applyInputs(_:lane:outbox:)``.
+    ///
+    /// At human pace a round carries a few inputs, and its four round trips (`BEGIN`, the lock,
+    /// the write, `COMMIT`) each woke the server and Postgres: that fixed cost, not the rows,
+    /// was most of an answer's CPU. When every duel of the batch is in the lane's cache (with
+    /// its bank), the engine runs on the cached states first, and the lock and the write go to
+    /// Postgres together as one pipeline, one implicit transaction committed at its Sync.
+    ///
+    /// The cached states are a guess that holds unless another instance moved a duel on (a
+    /// reconnect there, an operator's end). The guess is checked two ways inside the
+    /// transaction:
+    /// - a duel that logs an input here writes input number `cached version + 1`, which already
+    ///   exists when the duel moved on: the input log's primary key fails the whole
+    ///   transaction, nothing is written, and the locking path redoes the round;
+    /// - the lock returns every duel's version under its lock: a duel that moved on but logged
+    ///   nothing in this round (its inputs were refused on the cached state) wrote nothing, so
+    ///   its inputs are redone by the locking path after the commit, in their order.
+    ///
+    /// Rounds that finish a game or see a player leave one use the locking path: their ratings,
+    /// progress and rooms need more statements, some reading what the write changed.
+    /// On Citus the locking path is kept too (it writes shard by shard).
+    func applyCachedRound(
+        _ items: [DuelInputItem], lane: inout DuelLaneState, outbox: Outbox
+    ) -> [Result<DuelUpdate?, Error>]? {
+        guard !lane.distributed else { return nil }
+        var states: [String: LaneState] = [:]
+        for item in items where states[item.duelID] == nil {
+            guard let entry = lane.cache.latest(of: item.duelID), let bank = entry.bankID else { return nil }
+            states[item.duelID] = LaneState(duel: entry.duel, version: entry.version, bankID: bank)
+        }
+        let before = states.mapValues(\.version)
+        let (writes, updates) = Self.run(items, on: &states)
+        guard writes.isOneStatement else { return nil }
+        let locked: [PGRow]
+        do {
+            var queries = [Self.lockQuery(before.keys.sorted())]
+            if !writes.isEmpty {
+                queries.append(writes.statement(now: nil, payloads: writes.payloads(for: db, announces: lane.announces)))
+            }
+            locked = try db.pipeline(queries)[0]
+        } catch {
+            // A duel moved on (the input log's key), or anything else: the locking path decides.
+            return nil
+        }
+        var stored: [String: Int] = [:]
+        for row in locked {
+            if let id = try? row.string("id"), let version = try? row.int("inputs") { stored[id] = version }
+        }
+        let moved = Set(before.keys.filter { stored[$0] != before[$0] })
+        for (id, state) in states where !moved.contains(id) {
+            lane.cache.remember(state.duel, version: state.version, bankID: state.bankID)
+        }
+        guard !moved.isEmpty else { return updates.map { .success($0) } }
+        // The moved duels' inputs changed nothing (else the commit had failed): redo them on
+        // their stored state.
+        for id in moved { lane.cache.forget(id) }
+        var results = updates.map { Result<DuelUpdate?, Error>.success($0) }
+        let redo = items.indices.filter { moved.contains(items[$0].duelID) }
+        for (index, result) in zip(redo, applyInputs(redo.map { items[$0] }, lane: &lane, outbox: outbox)) { results[index] = result }
+        return results
+    }
+}
