@@ -105,4 +105,36 @@ import Testing
         #expect(try inputs(connection, duel).last == "answer:1")
         #expect(lane1.cache.latest(of: duel.id)?.version == moved.version + 1)
     }
+
+    /// A cached round that finishes a ranked game (a forfeit after a first answer) writes what
+    /// the locking path writes: the finish, both ratings once, the progress that pays, the live
+    /// markers gone, and the notifications in the outbox.
+    @Test func aCachedRoundThatFinishesAGameWritesItsCompletion() async throws {
+        let fixture = try StoreFixture(workers: 1)
+        let duel = try await batches.duels(fixture, 1)[0]
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        var lane = DuelLaneState(announces: false)
+        _ = DuelRepository(connection).applyInputs([batches.answer(duel, seat: 0, correct: true)], lane: &lane)
+        let outbox = Outbox()
+        let results = try #require(DuelRepository(connection).applyCachedRound(
+            [DuelInputItem(duelID: duel.id, input: .forfeit(player: duel.players[1].id, atMs: 1_700))],
+            lane: &lane, outbox: outbox))
+        #expect(try results[0].get()?.finished == true)
+        let row = try connection.query("""
+            SELECT state, finished_at IS NOT NULL AS stamped, winner::text AS winner,
+                   (SELECT count(*) FROM rating_history WHERE duel_id = d.id) AS ratings,
+                   (SELECT count(*) FROM game_progress WHERE duel_id = d.id) AS progress,
+                   (SELECT count(*) FROM live_duel_players WHERE duel_id = d.id) AS markers
+              FROM duels d WHERE id = \(duel.id)::uuid
+            """)[0]
+        #expect(try row.string("state") == "finished" && row.bool("stamped"))
+        #expect(try row.string("winner") == duel.players[0].id)
+        // Ratings for both; progress only for the player who answered; no live marker left.
+        #expect(try row.int("ratings") == 2 && row.int("progress") == 1 && row.int("markers") == 0)
+        #expect(outbox.events.contains { $0.players == [duel.players[0].id] && $0.text.contains("first_game") })
+        // The cache holds the finished state at its stored version.
+        let stored = try connection.query("SELECT inputs FROM duels WHERE id = \(duel.id)::uuid")[0].int("inputs")
+        #expect(lane.cache.latest(of: duel.id)?.version == stored)
+    }
 }

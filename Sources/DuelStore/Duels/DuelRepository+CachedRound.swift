@@ -20,9 +20,11 @@ extension DuelRepository {
     ///   nothing in this round (its inputs were refused on the cached state) wrote nothing, so
     ///   its inputs are redone by the locking path after the commit, in their order.
     ///
-    /// Rounds that finish a game or see a player leave one use the locking path: their ratings,
-    /// progress and rooms need more statements, some reading what the write changed.
-    /// On Citus the locking path is kept too (it writes shard by shard).
+    /// A round that finishes games sends their ratings, progress and departures in the same
+    /// pipeline (their statements need nothing back from one another). Rounds that finish a
+    /// practice or room game use the locking path (their statements read before they write), and
+    /// so do rounds whose progress notifications another instance must hear. On Citus the
+    /// locking path is kept too (it writes shard by shard).
     func applyCachedRound(
         _ items: [DuelInputItem], lane: inout DuelLaneState, outbox: Outbox
     ) -> [Result<DuelUpdate?, Error>]? {
@@ -34,17 +36,20 @@ extension DuelRepository {
         }
         let before = states.mapValues(\.version)
         let (writes, updates) = Self.run(items, on: &states)
-        guard writes.isOneStatement else { return nil }
-        let locked: [PGRow]
+        // Notifications another instance must hear are announced by the outbox's own last
+        // statement, which needs them first: that round takes the locking path.
+        guard writes.fitsOnePipeline, !(lane.announces && writes.grantsProgress) else { return nil }
+        let (queries, progressAt) = writes.pipelined(payloads: writes.payloads(for: db, announces: lane.announces))
+        let results: [[PGRow]]
         do {
-            var queries = [Self.lockQuery(before.keys.sorted())]
-            if !writes.isEmpty {
-                queries.append(writes.statement(now: nil, payloads: writes.payloads(for: db, announces: lane.announces)))
-            }
-            locked = try db.pipeline(queries)[0]
+            results = try db.pipeline([Self.lockQuery(before.keys.sorted())] + queries)
         } catch {
             // A duel moved on (the input log's key), or anything else: the locking path decides.
             return nil
+        }
+        let locked = results[0]
+        if let progressAt, let payloads = try? ProgressColumns.payloads(results[1 + progressAt]) {
+            writes.addNotifications(payloads, announces: false, to: outbox)
         }
         var stored: [String: Int] = [:]
         for row in locked {
@@ -58,9 +63,9 @@ extension DuelRepository {
         // The moved duels' inputs changed nothing (else the commit had failed): redo them on
         // their stored state.
         for id in moved { lane.cache.forget(id) }
-        var results = updates.map { Result<DuelUpdate?, Error>.success($0) }
+        var answers = updates.map { Result<DuelUpdate?, Error>.success($0) }
         let redo = items.indices.filter { moved.contains(items[$0].duelID) }
-        for (index, result) in zip(redo, applyInputs(redo.map { items[$0] }, lane: &lane, outbox: outbox)) { results[index] = result }
-        return results
+        for (index, result) in zip(redo, applyInputs(redo.map { items[$0] }, lane: &lane, outbox: outbox)) { answers[index] = result }
+        return answers
     }
 }

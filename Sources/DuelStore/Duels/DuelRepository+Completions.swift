@@ -9,14 +9,19 @@ extension DuelRepository {
     /// rules out) would trip ON CONFLICT's one-update-per-row rule; the batch would then fail
     /// and ``DuelRepository/applyInputs(_:lane:)`` retry each duel alone, as for any failing write.
     func storeRatings(_ completions: [(duelID: String, bankID: Int, result: DuelResult)]) throws {
-        guard !completions.isEmpty else { return }
+        if let statement = Self.ratingsStatement(completions) { try db.query(statement) }
+    }
+
+    /// ``storeRatings(_:)``'s one statement, nil when no duel finished rated.
+    static func ratingsStatement(_ completions: [(duelID: String, bankID: Int, result: DuelResult)]) -> SQLQuery? {
+        guard !completions.isEmpty else { return nil }
         let rows = completions.flatMap { completion in
             completion.result.outcomes.map { (duel: completion.duelID, bank: completion.bankID, outcome: $0) }
         }
         let column = { (value: ((duel: String, bank: Int, outcome: PlayerOutcome)) -> String) in
             PGArray(rows.map { Optional(value($0)) })
         }
-        try db.query("""
+        return """
             WITH history AS (
                 INSERT INTO rating_history (duel_id, player_id, bank_id, outcome, score, rating_before, rating_after,
                                             deviation_before, deviation_after, volatility_before, volatility_after)
@@ -41,7 +46,7 @@ extension DuelRepository {
                    games = r.games + 1, wins = r.wins + excluded.wins, losses = r.losses + excluded.losses,
                    draws = r.draws + excluded.draws, total_score = r.total_score + excluded.total_score,
                    updated_at = excluded.updated_at  -- the column's default, now(): Citus refuses now() here
-            """)
+            """
     }
 
     /// A finished practice game's correct answers: each question counts once per game. The

@@ -106,35 +106,64 @@ struct DuelWrites {
         } else {
             try connection.query(statement(now: now, payloads: payloads))
         }
-        try DuelRepository(connection).storeRatings(completions)
+        if let ratings = DuelRepository.ratingsStatement(completions) { try connection.query(ratings) }
         if !practiceFinished.isEmpty { try DuelRepository(connection).countPractice(duels: practiceFinished) }
         // After ratings (giant slayer reads them) and practice (learned mistakes count).
-        for payload in progress.isEmpty ? [] : try progress.write(on: connection) {
+        if !progress.isEmpty {
+            addNotifications(try ProgressColumns.payloads(connection.query(progress.statement())), announces: announces,
+                             to: outbox)
+        }
+        if let departures = departuresStatement() { try connection.query(departures) }
+        if !roomFinished.isEmpty { try RoomRepository(connection).announceRooms(ofGames: roomFinished, into: outbox) }
+    }
+
+    /// Whether the whole write is statements that need nothing back from one another, so that one
+    /// pipeline can carry them (``pipelined(payloads:)``): a practice game's count and a room's
+    /// reopening read before they write.
+    var fitsOnePipeline: Bool { practiceFinished.isEmpty && roomFinished.isEmpty }
+
+    /// Whether finished games grant progress (whose notifications the caller may have to announce).
+    var grantsProgress: Bool { !progress.isEmpty }
+
+    /// The write as the statements of one pipeline, in the order of
+    /// ``write(on:now:announces:shardByShard:outbox:)`` (for a batch that ``fitsOnePipeline``), and
+    /// which of them returns the progress notifications. Games finish at the transaction's `now()`.
+    func pipelined(payloads: [String]) -> (queries: [SQLQuery], progressAt: Int?) {
+        var queries: [SQLQuery] = []
+        if !isEmpty { queries.append(statement(now: nil, payloads: payloads)) }
+        if let ratings = DuelRepository.ratingsStatement(completions) { queries.append(ratings) }
+        var progressAt: Int?
+        if !progress.isEmpty {
+            progressAt = queries.count
+            queries.append(progress.statement())
+        }
+        if let departures = departuresStatement() { queries.append(departures) }
+        return (queries, progressAt)
+    }
+
+    /// Puts the notifications that finished games granted (`payloads` of `record_progress`) into
+    /// `outbox`, announced only when `announces` and the player's game was announced.
+    func addNotifications(_ payloads: [String], announces: Bool, to outbox: Outbox) {
+        for payload in payloads {
             // Parsed once: its player decides whether it is announced.
             guard let event = PlayerEvent(notification: Substring(payload)) else { continue }
             outbox.add(event, announce: announces && !event.players.contains(where: quietPlayers.contains))
         }
-        // By the players' ids, which Citus uses to reach only their shards (issue 24). A player has
-        // one marker, so a pair of the two lists that is not one of ours matches no row.
-        if !left.isEmpty {
-            try connection.query("""
-                DELETE FROM live_duel_players
-                 WHERE player_id = ANY(\(column(left) { $0.player })::uuid[]) AND duel_id = ANY(\(column(left) { $0.duel })::uuid[])
-                """)
-        }
-        if !roomFinished.isEmpty { try RoomRepository(connection).announceRooms(ofGames: roomFinished, into: outbox) }
+    }
+
+    /// The live markers that go, by the players' ids, which Citus uses to reach only their
+    /// shards (issue 24). A player has one marker, so a pair of the two lists that is not one of
+    /// ours matches no row.
+    private func departuresStatement() -> SQLQuery? {
+        guard !left.isEmpty else { return nil }
+        return """
+            DELETE FROM live_duel_players
+             WHERE player_id = ANY(\(column(left) { $0.player })::uuid[]) AND duel_id = ANY(\(column(left) { $0.duel })::uuid[])
+            """
     }
 
     /// The columns of each table, one array per column, for `unnest`.
     private func column<Row>(_ list: [Row], _ value: (Row) -> String?) -> PGArray { PGArray(list.map(value)) }
-
-    /// Whether the batch finished no game and no player left one: its whole write is then the
-    /// one statement of ``statement(now:payloads:)`` (ratings, progress, live markers and rooms
-    /// are for finished games and departures).
-    var isOneStatement: Bool {
-        completions.isEmpty && progress.isEmpty && practiceFinished.isEmpty && roomFinished.isEmpty && left.isEmpty
-            && rows.allSatisfy { $0.row.phase != .finished }
-    }
 
     /// The announcements' payloads for `connection` (none unless `announces`).
     func payloads(for connection: PGConnection, announces: Bool) -> [String] {
@@ -142,7 +171,8 @@ struct DuelWrites {
     }
 
     /// The one statement that writes the duel rows, logged inputs, answers and events and
-    /// announces `payloads` (`now`: see ``write(on:now:announces:shardByShard:outbox:)``).
+    /// announces `payloads` (`now`: see ``write(on:now:announces:shardByShard:outbox:)``; nil:
+    /// the transaction's `now()`).
     func statement(now: String?, payloads: [String]) -> SQLQuery {
         let inputAnswers = AnswerColumns(inputs.map { item -> Submission? in
             if case .answer(_, _, let submission, _) = item.input { return submission }
@@ -154,7 +184,7 @@ struct DuelWrites {
                 UPDATE duels d
                    SET state = u.state, last_seq = u.last_seq, next_deadline_ms = u.next_deadline_ms,
                        inputs = u.inputs, questions_opened = u.questions_opened,
-                       finished_at = CASE WHEN u.state = 'finished' THEN \(now)::timestamptz END,
+                       finished_at = CASE WHEN u.state = 'finished' THEN coalesce(\(now)::timestamptz, now()) END,
                        winner = u.winner::uuid, finish_reason = u.finish_reason
                   FROM unnest(\(column(rows) { $0.duel })::uuid[], \(column(rows) { $0.row.phase.rawValue })::text[], \(column(rows) { String($0.row.lastSeq) })::int[],
                               \(column(rows) { $0.row.nextDeadlineMs.map { String($0) } })::bigint[], \(column(rows) { String($0.version) })::int[],

@@ -15,6 +15,16 @@ struct ProgressColumns {
     }
 
     func write(on connection: PGConnection) throws -> [String] {
+        try Self.payloads(connection.query(statement()))
+    }
+
+    /// The notifications' payloads in the rows of ``statement()``.
+    static func payloads(_ rows: [PGRow]) throws -> [String] {
+        try rows.map { try $0.string("p") }
+    }
+
+    /// The one `record_progress` call for all the rows.
+    func statement() -> SQLQuery {
         func column(_ value: (GameFacts) -> String?) -> PGArray { PGArray(rows.map { value($0.facts) }) }
         let duels = PGArray(rows.map { Optional($0.duel) }), banks = PGArray(rows.map { Optional(String($0.bank)) })
         let modes = PGArray(rows.map { Optional($0.mode.rawValue) })
@@ -25,12 +35,12 @@ struct ProgressColumns {
         let won = column { flag($0.won) }, stayed = column { flag($0.stayed) }, seats = column { String($0.players) }
         let fastest = column { $0.fastestCorrectMs.map { String($0) } }, answered = column { String($0.answered) }
         let rivals = column { String($0.rivalsAtFirstQuestion) }
-        return try connection.query("""
+        return """
             SELECT p FROM record_progress(\(duels)::uuid[], \(players)::uuid[], \(banks)::int[],
                                    \(modes)::text[], \(finished)::bigint[], \(correct)::int[],
                                    \(questions)::int[], \(first)::boolean[], \(won)::boolean[],
                                    \(stayed)::boolean[], \(seats)::int[], \(fastest)::bigint[],
                                    \(answered)::int[], \(rivals)::int[]) AS p
-            """).map { try $0.string("p") }
+            """
     }
 }
