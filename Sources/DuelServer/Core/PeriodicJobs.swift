@@ -14,10 +14,11 @@ enum PeriodicJob: String, CaseIterable {
     /// Expiry of challenges and rematch offers; room members gone too long leave.
     case social = "~social"
 
-    func intervalMs(_ configuration: ServerConfiguration) -> Int64 {
+    /// `alone`: no other instance has run for a while (``PeriodicJobs/isAlone(nowMs:)``).
+    func intervalMs(_ configuration: ServerConfiguration, alone: Bool = false) -> Int64 {
         switch self {
         case .matcher: max(10, configuration.jobs.matchIntervalMs)
-        case .sweep: max(10, configuration.jobs.sweepIntervalMs)
+        case .sweep: max(10, alone ? configuration.jobs.aloneSweepIntervalMs : configuration.jobs.sweepIntervalMs)
         case .health: 1_000
         case .social: max(10, configuration.jobs.socialIntervalMs)
         }
@@ -44,6 +45,8 @@ final class PeriodicJobs: @unchecked Sendable {
     private var matcher: MatcherGate
     /// When a matcher pass next evicts the waiters of banks too short to play.
     private var nextEvictionMs: Int64 = 0
+    /// When the health job last saw another instance alive (the start counts as a sighting).
+    var lastPeerSeenMs: Int64
     /// When ``upkeepIfDue(nowMs:)`` next runs the upkeep.
     var nextUpkeepMs: Int64
 
@@ -60,6 +63,16 @@ final class PeriodicJobs: @unchecked Sendable {
         self.logger = logger
         nextUpkeepMs = Clock.nowMs() + configuration.jobs.upkeepIntervalMs
         matcher = MatcherGate(spacingMs: configuration.jobs.matchSpacingMs)
+        lastPeerSeenMs = Clock.nowMs()
+    }
+
+    /// Whether this instance has been the only one for 30 s. The sweep then runs at
+    /// `aloneSweepIntervalMs` (issue 25): it finds deadlines that no timer here holds, and alone
+    /// every live duel's timer is here, rearmed at start and after the LISTEN connection came
+    /// back. A dead instance's duels are found within the 30 s, at the sweep's usual interval
+    /// (the health job sees the instance until it is reaped), and are this instance's from then on.
+    func isAlone(nowMs: Int64) -> Bool {
+        nowMs - lastPeerSeenMs > 30_000
     }
 
     /// At start: health, the live duels' timers, a first matcher pass, and the periodic jobs
@@ -78,7 +91,7 @@ final class PeriodicJobs: @unchecked Sendable {
         for key in timer.popDue(nowMs: now) {
             if let job = PeriodicJob(rawValue: key) {
                 run(job)
-                timer.schedule(key, atMs: now + job.intervalMs(configuration))
+                timer.schedule(key, atMs: now + job.intervalMs(configuration, alone: isAlone(nowMs: now)))
             } else {
                 fireDeadline(duel: key)
             }

@@ -107,6 +107,9 @@ public struct ServerConfiguration: Sendable {
         public var matchSpacingMs: Int64 = 50
         /// How often the sweep looks for overdue deadlines that no timer of this instance holds.
         public var sweepIntervalMs: Int64 = 1_000
+        /// The sweep's interval once no other instance has run for 30 s (``PeriodicJobs/isAlone(nowMs:)``):
+        /// a safety net then, since every live duel's timer is this instance's.
+        public var aloneSweepIntervalMs: Int64 = 10_000
         /// How often an instance tries the hourly upkeep (archiving old events); the first try
         /// comes one interval after start.
         public var upkeepIntervalMs: Int64 = 3_600_000

@@ -7,18 +7,20 @@ extension DuelRepository {
     /// At human pace a round carries a few inputs, and its four round trips (`BEGIN`, the lock,
     /// the write, `COMMIT`) each woke the server and Postgres: that fixed cost, not the rows,
     /// was most of an answer's CPU. When every duel of the batch is in the lane's cache (with
-    /// its bank), the engine runs on the cached states first, and the lock and the write go to
-    /// Postgres together as one pipeline, one implicit transaction committed at its Sync.
+    /// its bank), the engine runs on the cached states first, and the write goes to Postgres as
+    /// one pipeline, one implicit transaction committed at its Sync. It takes no lock first: the
+    /// write's UPDATE locks the rows, in id order like the locking path.
     ///
     /// The cached states are a guess that holds unless another instance moved a duel on (a
     /// reconnect there, an operator's end). The guess is checked two ways inside the
     /// transaction:
     /// - a duel that logs an input here writes input number `cached version + 1`, which already
-    ///   exists when the duel moved on: the input log's primary key fails the whole
-    ///   transaction, nothing is written, and the locking path redoes the round;
-    /// - the lock returns every duel's version under its lock: a duel that moved on but logged
-    ///   nothing in this round (its inputs were refused on the cached state) wrote nothing, so
-    ///   its inputs are redone by the locking path after the commit, in their order.
+    ///   exists when the duel moved on (or is being written by the other instance, whose commit
+    ///   the insert then waits for): the input log's primary key fails the whole transaction,
+    ///   nothing is written, and the locking path redoes the round;
+    /// - a duel that logged nothing in this round (its inputs were refused on the cached state)
+    ///   has its version read (``versionQuery(_:)``); when it moved on, its inputs are redone by
+    ///   the locking path after the commit, in their order.
     ///
     /// A round that finishes games sends their ratings, progress and departures in the same
     /// pipeline (their statements need nothing back from one another). Rounds that finish a
@@ -40,22 +42,25 @@ extension DuelRepository {
         // statement, which needs them first: that round takes the locking path.
         guard writes.fitsOnePipeline, !(lane.announces && writes.grantsProgress) else { return nil }
         let (queries, progressAt) = writes.pipelined(payloads: writes.payloads(for: db, announces: lane.announces))
+        // The duels whose inputs were all refused write nothing: their versions are read, to
+        // check the guess.
+        let unwritten = before.keys.filter { !writes.writesRow(of: $0) }.sorted()
+        let check = unwritten.isEmpty ? 0 : 1
         let results: [[PGRow]]
         do {
-            results = try db.pipeline([Self.lockQuery(before.keys.sorted())] + queries)
+            results = try db.pipeline((unwritten.isEmpty ? [] : [Self.versionQuery(unwritten)]) + queries)
         } catch {
             // A duel moved on (the input log's key), or anything else: the locking path decides.
             return nil
         }
-        let locked = results[0]
-        if let progressAt, let payloads = try? ProgressColumns.payloads(results[1 + progressAt]) {
+        if let progressAt, let payloads = try? ProgressColumns.payloads(results[check + progressAt]) {
             writes.addNotifications(payloads, announces: false, to: outbox)
         }
         var stored: [String: Int] = [:]
-        for row in locked {
+        for row in check == 1 ? results[0] : [] {
             if let id = try? row.string("id"), let version = try? row.int("inputs") { stored[id] = version }
         }
-        let moved = Set(before.keys.filter { stored[$0] != before[$0] })
+        let moved = Set(unwritten.filter { stored[$0] != before[$0] })
         for (id, state) in states where !moved.contains(id) {
             lane.cache.remember(state.duel, version: state.version, bankID: state.bankID)
         }
@@ -67,5 +72,11 @@ extension DuelRepository {
         let redo = items.indices.filter { moved.contains(items[$0].duelID) }
         for (index, result) in zip(redo, applyInputs(redo.map { items[$0] }, lane: &lane, outbox: outbox)) { answers[index] = result }
         return answers
+    }
+
+    /// The versions of duels a round read but did not write. No lock: the refusals were right
+    /// as of this read, which is where the round takes its place among other instances' writes.
+    static func versionQuery(_ ids: [String]) -> SQLQuery {
+        "SELECT id::text AS id, inputs FROM duels WHERE id = ANY(\(PGArray(ids))::uuid[])"
     }
 }

@@ -122,6 +122,9 @@ struct DuelWrites {
     /// reopening read before they write.
     var fitsOnePipeline: Bool { practiceFinished.isEmpty && roomFinished.isEmpty }
 
+    /// Whether the batch writes `duel`'s row (it logged an input of it).
+    func writesRow(of duel: String) -> Bool { rowIndex[duel] != nil }
+
     /// Whether finished games grant progress (whose notifications the caller may have to announce).
     var grantsProgress: Bool { !progress.isEmpty }
 
@@ -179,6 +182,10 @@ struct DuelWrites {
             return nil
         })
         let answerSubmissions = AnswerColumns(answers.map { Optional($0.new.answer.submission) })
+        // In id order, the order the UPDATE locks them in: a cached round takes no lock before it
+        // (``DuelRepository/applyCachedRound(_:lane:outbox:)``), and two instances' rounds must
+        // still lock shared duels in one order.
+        let rows = rows.sorted { $0.duel < $1.duel }
         return """
             WITH updated AS (
                 UPDATE duels d
