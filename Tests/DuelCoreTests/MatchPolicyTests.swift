@@ -89,6 +89,50 @@ import Testing
             }
         }
     }
+
+    /// The pairing rule stated plainly (every pair compared), as it was written before the
+    /// search by rating: earlier waiters choose first, each takes the acceptable partner on its
+    /// own instance first, then the closest rating, then the earlier waiter.
+    func pairsComparingEveryPair(_ entries: [QueueEntry], nowMs: Int64) -> [(QueueEntry, QueueEntry)] {
+        var seen = Set<PlayerID>()
+        let waiting = entries.sorted { ($0.enqueuedAtMs, $0.player) < ($1.enqueuedAtMs, $1.player) }
+            .filter { seen.insert($0.player).inserted }
+        var taken = [Bool](repeating: false, count: waiting.count)
+        var result: [(QueueEntry, QueueEntry)] = []
+        for i in waiting.indices where !taken[i] {
+            let rank = { (k: Int) in
+                (waiting[k].instance == nil || waiting[k].instance != waiting[i].instance ? 1 : 0,
+                 abs(waiting[k].rating - waiting[i].rating), k)
+            }
+            let best = waiting.indices.filter { $0 > i && !taken[$0] && policy.accepts(waiting[i], waiting[$0], nowMs: nowMs) }
+                .min { rank($0) < rank($1) }
+            if let j = best {
+                taken[i] = true
+                taken[j] = true
+                result.append((waiting[i], waiting[j]))
+            }
+        }
+        return result
+    }
+
+    @Test func theSearchByRatingPairsAsComparingEveryPairDoes() {
+        var generator = SplitMix(seed: 11)
+        let instances: [String?] = [nil, "one", "two"]
+        for round in 0..<300 {
+            let count = Int(generator.next() % 60)
+            // Few distinct ratings and times, so ties are common; some waited past every bound.
+            let entries = (0..<count).map { _ in
+                QueueEntry(player: "p\(generator.next() % UInt64(count + 5))",
+                           rating: Double(1_200 + 25 * Int(generator.next() % 25)),
+                           enqueuedAtMs: Int64(generator.next() % 31) * 1_000,
+                           instance: instances[Int(generator.next() % 3)])
+            }
+            let now: Int64 = round % 3 == 0 ? 60_000 : 30_000 + Int64(round)
+            let fast = policy.pairs(entries, nowMs: now).map { [$0.0.player, $0.1.player] }
+            let plain = pairsComparingEveryPair(entries, nowMs: now).map { [$0.0.player, $0.1.player] }
+            #expect(fast == plain, "round \(round)")
+        }
+    }
 }
 
 /// A tiny deterministic generator for reproducible random inputs.

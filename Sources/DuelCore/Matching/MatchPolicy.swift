@@ -68,30 +68,56 @@ public struct MatchPolicy: Sendable, Equatable {
     /// unchanged, so no rating gap beyond the rule is ever accepted for it. The result
     /// is maximal: no two players left unpaired would accept each other. A player
     /// listed twice is considered once.
+    ///
+    /// Each waiter's candidates are looked for outwards from its own rating, nearest first, in
+    /// the rating order of all waiters: a later waiter is acceptable only within the earlier
+    /// one's gap (the earlier one waited longer, so its allowance decides). The search stops once
+    /// no further candidate can beat the best found. With thousands of waiters (10,000 players),
+    /// comparing every pair was millions of checks a pass (issue 25).
     public func pairs(_ entries: [QueueEntry], nowMs: Int64) -> [(QueueEntry, QueueEntry)] {
         var seen = Set<PlayerID>()
         let waiting = entries
             .sorted { ($0.enqueuedAtMs, $0.player) < ($1.enqueuedAtMs, $1.player) }
             .filter { seen.insert($0.player).inserted }
+        let byRating = waiting.indices.sorted { (waiting[$0].rating, $0) < (waiting[$1].rating, $1) }
+        var place = [Int](repeating: 0, count: waiting.count)
+        for (rank, index) in byRating.enumerated() { place[index] = rank }
         var taken = [Bool](repeating: false, count: waiting.count)
         var result: [(QueueEntry, QueueEntry)] = []
         for i in waiting.indices where !taken[i] {
-            var best: Int?
-            for j in waiting.indices where j > i && !taken[j] && accepts(waiting[i], waiting[j], nowMs: nowMs) {
-                if let current = best {
-                    let apart = { (k: Int) in waiting[k].instance == nil || waiting[k].instance != waiting[i].instance }
-                    let gap = abs(waiting[j].rating - waiting[i].rating)
-                    if (apart(j) ? 1 : 0, gap) < (apart(current) ? 1 : 0, abs(waiting[current].rating - waiting[i].rating)) {
-                        best = j
-                    }
-                } else {
-                    best = j
-                }
+            let me = waiting[i]
+            let gap = acceptedGap(waitedMs: nowMs - me.enqueuedAtMs)
+            // A partner on another instance (or of unknown instance) ranks after one on this
+            // one; then the closer rating; then the earlier waiter.
+            func rank(_ j: Int) -> (Int, Double, Int) {
+                (waiting[j].instance == nil || waiting[j].instance != me.instance ? 1 : 0, abs(waiting[j].rating - me.rating), j)
             }
-            if let j = best {
+            var best: (Int, Double, Int)?
+            var down = place[i] - 1, up = place[i] + 1
+            while true {
+                let below = down >= 0 ? me.rating - waiting[byRating[down]].rating : .infinity
+                let above = up < byRating.count ? waiting[byRating[up]].rating - me.rating : .infinity
+                let distance = min(below, above)
+                // Past the gap nobody is acceptable; past the best's distance only an equal
+                // rating could tie, and a partner here already beats every one further out.
+                guard down >= 0 || up < byRating.count, distance <= gap else { break }
+                if let found = best, found.0 == 0, distance > found.1 { break }
+                let j: Int
+                if below <= above {
+                    j = byRating[down]
+                    down -= 1
+                } else {
+                    j = byRating[up]
+                    up += 1
+                }
+                guard j > i, !taken[j], accepts(me, waiting[j], nowMs: nowMs) else { continue }
+                let candidate = rank(j)
+                if best == nil || candidate < best! { best = candidate }
+            }
+            if let j = best?.2 {
                 taken[i] = true
                 taken[j] = true
-                result.append((waiting[i], waiting[j]))
+                result.append((me, waiting[j]))
             }
         }
         return result
