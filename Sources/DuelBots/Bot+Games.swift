@@ -89,7 +89,7 @@ extension Bot {
         stats.update {
             $0.gauges.waiting -= 1
             $0.gauges.inDuel += 1
-            $0.latencies.timeToMatch.record(now - min(queuedAt, now))
+            $0.record(\.timeToMatch, now - min(queuedAt, now))
         }
         let serial = player.begin(duelID: duelID, at: now)
         phase = .playing

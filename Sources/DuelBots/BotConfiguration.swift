@@ -14,6 +14,10 @@ public struct BotConfiguration: Sendable {
     public var play = PlayStyle()
     /// New connections per second.
     public var rampPerSecond = 200.0
+    /// Seconds after the start from which latencies are also reported on their own (`steady`
+    /// in the report), leaving out the ramp's burst of sign-ins and first queueing; nil: no such
+    /// figures.
+    public var warmupSeconds: Double?
     /// Only connect, sign up and stay idle (the connections scenario).
     public var idle = false
     public var runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)

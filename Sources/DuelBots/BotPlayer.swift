@@ -164,7 +164,7 @@ struct BotPlayer {
             let key = SentAnswerKey(duel: duel.hash, index: index, player: player)
             stats.update { state in
                 if let sent = state.sentAt.removeValue(forKey: key) {
-                    state.latencies.answerToOpponent.record(receivedAt > sent ? receivedAt - sent : 0)
+                    state.record(\.answerToOpponent, receivedAt > sent ? receivedAt - sent : 0)
                 }
             }
         }
@@ -183,7 +183,7 @@ struct BotPlayer {
         stats.update { state in
             state.knowledge[Int64(questionID)] = correct
             // Only reveals the deadline caused measure lateness.
-            if !anyCorrect && answerCount < seats { state.latencies.revealLateness.record(UInt64(max(0, lateness)) * 1_000) }
+            if !anyCorrect && answerCount < seats { state.record(\.revealLateness, UInt64(max(0, lateness)) * 1_000) }
             state.sentAt.removeValue(forKey: key)
         }
     }
@@ -208,7 +208,7 @@ struct BotPlayer {
         let acknowledged = listsAcknowledged && ok && duel?.serial == serial
             ? duel.map { String(decoding: $0.id, as: UTF8.self) + ":\(index)" } : nil
         stats.update {
-            $0.latencies.answerToReply.record(now - min(sentAt, now))
+            $0.record(\.answerToReply, now - min(sentAt, now))
             $0.answers += 1
             if let acknowledged { $0.acknowledged.append(acknowledged) }
         }

@@ -42,6 +42,11 @@ public struct BotRunner: Sendable {
             try? await Task.sleep(until: started + .milliseconds(Int(configuration.durationSeconds * 1_000)))
             meter.endWindow()
         }
+        let warmup = Task {
+            guard let seconds = configuration.warmupSeconds else { return }
+            try? await Task.sleep(until: started + .milliseconds(Int(seconds * 1_000)))
+            if !Task.isCancelled { stats.startSteady() }
+        }
         let finishedLine = FinishLine(count: configuration.bots)
         let rooms = RoomBoard()
         let run = BotRun(deadline: deadline, shouldStop: shouldStop, finished: finishedLine.finishOne)
@@ -69,6 +74,7 @@ public struct BotRunner: Sendable {
         reporter.cancel()
         await reporter.value  // no progress line after the report
         metering.cancel()
+        warmup.cancel()
         meter.endWindow()
         let elapsed = (ContinuousClock.now - started).seconds
         return stats.report(configuration: configuration, elapsed: elapsed, cpuMicrosPerAnswer: meter.microsPerAnswer)

@@ -25,10 +25,18 @@ public final class BotStats: Sendable {
         /// Broken rules by name (``RuleBreaks``).
         var violations: [String: Int] = [:]
         var latencies = Latencies()
+        /// The same figures from the end of the warm-up on (``BotConfiguration/warmupSeconds``).
+        var steady: Latencies?
         /// When each answer was sent, for the opponent's `answered` latency (µs).
         var sentAt: [SentAnswerKey: UInt64] = [:]
         /// Correct choices learned from reveals, by question id.
         var knowledge: [Int64: Int] = [:]
+
+        /// Records a latency (µs) in the run's figures, and in the steady ones once they started.
+        mutating func record(_ figure: Latencies.Figure, _ micros: UInt64) {
+            latencies[keyPath: figure].record(micros)
+            steady?[keyPath: figure].record(micros)
+        }
     }
 
     /// Bots connected, queued (or waiting for a room's game), and playing.
@@ -40,6 +48,8 @@ public final class BotStats: Sendable {
 
     /// The report's latency figures (µs).
     struct Latencies {
+        typealias Figure = WritableKeyPath<Latencies, Histogram<UInt64>>
+
         var timeToMatch = Self.histogram()
         var answerToReply = Self.histogram()
         var answerToOpponent = Self.histogram()
@@ -56,6 +66,11 @@ public final class BotStats: Sendable {
 
     public init(duelTarget: Int? = nil) {
         tally = DuelTally(target: duelTarget)
+    }
+
+    /// From now on latencies are also recorded in the report's `steady` figures.
+    func startSteady() {
+        update { $0.steady = Latencies() }
     }
 
     func update(_ body: (inout State) -> Void) {
@@ -122,6 +137,12 @@ public final class BotStats: Sendable {
                 "answer_to_reply": summary(s.latencies.answerToReply),
                 "answer_to_opponent_answered": summary(s.latencies.answerToOpponent),
                 "reveal_lateness": summary(s.latencies.revealLateness),
+                "steady": s.steady.map { steady in .object([
+                    "time_to_match": summary(steady.timeToMatch),
+                    "answer_to_reply": summary(steady.answerToReply),
+                    "answer_to_opponent_answered": summary(steady.answerToOpponent),
+                    "reveal_lateness": summary(steady.revealLateness),
+                ]) } ?? .null,
                 "cpu_us_per_answer": cpuMicrosPerAnswer.map { .double(($0 * 10).rounded() / 10) } ?? .null,
                 "acknowledged_answers": .number(s.acknowledged.count),
                 "reconnects": .number(s.reconnects),

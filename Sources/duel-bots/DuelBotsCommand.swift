@@ -46,6 +46,8 @@ struct DuelBotsCommand: AsyncParsableCommand {
     var duels: Int?
     @OptionGroup var play: PlayOptions
     @Option(help: "New connections per second.") var ramp = 200.0
+    @Option(help: "Seconds after which latencies are also reported apart (`steady`), without the ramp's burst.")
+    var warmup: Double?
     @Flag(help: "Only connect and sign up, then stay idle (connection scenario).") var idle = false
     @OptionGroup var drills: DrillOptions
     @Option(help: "File of session tokens, one per line: bots authenticate with them instead of signing up.")
@@ -66,6 +68,8 @@ struct DuelBotsCommand: AsyncParsableCommand {
         config.play.accuracy = play.accuracy
         config.play.skipRate = play.skip
         config.rampPerSecond = ramp
+        if let warmup, warmup < 0 { throw ValidationError("--warmup: 0 or more seconds") }
+        config.warmupSeconds = warmup
         config.idle = idle
         config.reconnect = drills.reconnect
         if let duels, duels < 1 { throw ValidationError("--duels: at least 1") }
