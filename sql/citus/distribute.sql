@@ -15,6 +15,8 @@ BEGIN
     -- (RematchRepository), so at most one rematch per duel holds without a cross-shard unique key.
     ALTER TABLE duels DROP CONSTRAINT IF EXISTS duels_rematch_of_key;
     ALTER TABLE duels DROP CONSTRAINT IF EXISTS duels_rematch_of_fkey;
+    -- The rematch's lookup by the duel it rematches (the unique key's index went with it).
+    CREATE INDEX IF NOT EXISTS duels_rematch_of ON duels (rematch_of) WHERE rematch_of IS NOT NULL;
     -- An edit points the old version at the new one in the transaction that inserts the new
     -- (ops.edit_question); Citus refuses a table that references itself.
     ALTER TABLE questions DROP CONSTRAINT IF EXISTS questions_replaced_by_fkey;

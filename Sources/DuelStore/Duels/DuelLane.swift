@@ -126,9 +126,12 @@ final class DuelLane: Sendable {
                         // third of Postgres's CPU). Every lane statement is an index probe,
                         // so sequential scans are priced out on these connections.
                         // On Citus the coordinator plans each distributed statement with its
-                        // parameters' values (to find the shard), and refuses a generic plan.
+                        // parameters' values (to find the shard). Left to choose, Postgres took a
+                        // generic plan after five executions, which could not find the one shard,
+                        // and the statement ran on all of them (refused on the cluster suite's
+                        // single-shard connections, a run in two): custom plans are forced.
                         try opened.execute(script: shards.distributed
-                            ? "SET enable_seqscan = off"
+                            ? "SET plan_cache_mode = force_custom_plan; SET enable_seqscan = off"
                             : "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off")
                         connection = opened
                         // A new connection starts with no cached states, as it always did.

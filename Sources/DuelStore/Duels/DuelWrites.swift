@@ -133,7 +133,10 @@ struct DuelWrites {
     /// which of them returns the progress notifications. Games finish at the transaction's `now()`.
     func pipelined(payloads: [String]) -> (queries: [SQLQuery], progressAt: Int?) {
         var queries: [SQLQuery] = []
-        if !isEmpty { queries.append(statement(now: nil, payloads: payloads)) }
+        // `'now'` as a timestamp's text is Postgres's own name for the transaction's start, the
+        // `now()` the locking path reads first (a call to now() itself in the CASE would be
+        // refused by Citus in the matcher's and the locking path's use of this statement).
+        if !isEmpty { queries.append(statement(now: "now", payloads: payloads)) }
         if let ratings = DuelRepository.ratingsStatement(completions) { queries.append(ratings) }
         var progressAt: Int?
         if !progress.isEmpty {
@@ -174,8 +177,7 @@ struct DuelWrites {
     }
 
     /// The one statement that writes the duel rows, logged inputs, answers and events and
-    /// announces `payloads` (`now`: see ``write(on:now:announces:shardByShard:outbox:)``; nil:
-    /// the transaction's `now()`).
+    /// announces `payloads` (`now`: see ``write(on:now:announces:shardByShard:outbox:)``).
     func statement(now: String?, payloads: [String]) -> SQLQuery {
         let inputAnswers = AnswerColumns(inputs.map { item -> Submission? in
             if case .answer(_, _, let submission, _) = item.input { return submission }
@@ -191,7 +193,7 @@ struct DuelWrites {
                 UPDATE duels d
                    SET state = u.state, last_seq = u.last_seq, next_deadline_ms = u.next_deadline_ms,
                        inputs = u.inputs, questions_opened = u.questions_opened,
-                       finished_at = CASE WHEN u.state = 'finished' THEN coalesce(\(now)::timestamptz, now()) END,
+                       finished_at = CASE WHEN u.state = 'finished' THEN \(now)::timestamptz END,
                        winner = u.winner::uuid, finish_reason = u.finish_reason
                   FROM unnest(\(column(rows) { $0.duel })::uuid[], \(column(rows) { $0.row.phase.rawValue })::text[], \(column(rows) { String($0.row.lastSeq) })::int[],
                               \(column(rows) { $0.row.nextDeadlineMs.map { String($0) } })::bigint[], \(column(rows) { String($0.version) })::int[],

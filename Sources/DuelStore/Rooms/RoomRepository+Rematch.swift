@@ -13,11 +13,13 @@ extension RoomRepository {
             // The duel's row lock orders the two players' requests.
             guard let row = try db.query("""
                 SELECT player_a::text AS a, player_b::text AS b, more_players::text AS more, mode, state, bank_id,
-                       finish_reason, finished_at > now() - make_interval(secs => \(windowMs) / 1000.0) AS recent,
-                       \(unsafeRaw: SQLTime.ms("finished_at + make_interval(secs => \(windowMs) / 1000.0)")) AS closes_ms,
-                       EXISTS (SELECT 1 FROM duels r WHERE r.rematch_of = d.id) AS rematched
+                       finish_reason, \(unsafeRaw: SQLTime.ms("now()")) AS now_ms,
+                       \(unsafeRaw: SQLTime.ms("finished_at + make_interval(secs => \(windowMs) / 1000.0)")) AS closes_ms
                   FROM duels d WHERE id = \(id)::uuid FOR UPDATE
                 """).first else { throw StoreError(.unknownDuel) }
+            // Under that lock, and a statement of its own: on Citus the rematch may sit on any
+            // shard, and Citus refuses a locking statement that reads more than one.
+            let rematched = try !db.query("SELECT 1 FROM duels WHERE rematch_of = \(id)::uuid LIMIT 1").isEmpty
             let players = try row.seats()
             guard players.contains(player) else { throw StoreError(.notInDuel) }
             guard try row.string("mode") == DuelMode.ranked.rawValue else {
@@ -26,7 +28,7 @@ extension RoomRepository {
             guard try row.string("state") == "finished" else {
                 throw StoreError(.badRequest, "duel_id: the duel is not over")
             }
-            guard try !row.bool("rematched") else {
+            guard !rematched else {
                 throw StoreError(.badRequest, "duel_id: that duel was already rematched")
             }
             // An operator ended it: unrated, and no rematch either.
@@ -34,7 +36,11 @@ extension RoomRepository {
                 throw StoreError(.badRequest, "duel_id: an operator ended that duel")
             }
             // Both ask within the window after the end ("Continue"), not days later.
-            guard try row.bool("recent") else { throw StoreError(.badRequest, "duel_id: too late for a rematch") }
+            // Compared here, on the database's clock: on Citus the same comparison in the statement,
+            // with the window as a parameter, found every duel too old (issue 24's cluster test).
+            guard try row.int64("now_ms") < row.int64("closes_ms") else {
+                throw StoreError(.badRequest, "duel_id: too late for a rematch")
+            }
             let opponent = players.first { $0 != player }!
             try PlayerRepository(db).lockPlayers(players)
             try checkFree(player)
@@ -43,12 +49,14 @@ extension RoomRepository {
                 SELECT 1 FROM rematch_offers WHERE duel_id = \(id)::uuid AND player_id = \(opponent)::uuid
                 """).isEmpty
             guard waiting else {
-                let expires = try db.query("""
+                // The offer closes with the window; not read back with RETURNING, which Citus
+                // refuses for a time computed from the row.
+                let expires = try row.int64("closes_ms")
+                try db.query("""
                     INSERT INTO rematch_offers (duel_id, player_id, expires_at)
-                    VALUES (\(id)::uuid, \(player)::uuid, to_timestamp(\(try row.int64("closes_ms")) / 1000.0))
+                    VALUES (\(id)::uuid, \(player)::uuid, to_timestamp(\(expires) / 1000.0))
                     ON CONFLICT (duel_id, player_id) DO UPDATE SET expires_at = excluded.expires_at
-                    RETURNING \(unsafeRaw: SQLTime.ms("expires_at")) AS at
-                    """)[0].int64("at")
+                    """)
                 outbox.add(players, Self.rematchEvent(
                     type: "INSERT", duel: id, from: player, state: "offered", expiresAtMs: expires, newDuel: nil,
                     nowMs: nowMs), topic: "rematch:" + id)
