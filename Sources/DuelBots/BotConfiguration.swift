@@ -12,12 +12,8 @@ public struct BotConfiguration: Sendable {
     public var duels: Int?
     /// Think time, accuracy and skips.
     public var play = PlayStyle()
-    /// New connections per second.
-    public var rampPerSecond = 200.0
-    /// Seconds after the start from which latencies are also reported on their own (`steady`
-    /// in the report), leaving out the ramp's burst of sign-ins and first queueing; nil: no such
-    /// figures.
-    public var warmupSeconds: Double?
+    /// How the run starts: connections per second, and when its steady part begins.
+    public var start = Start()
     /// Only connect, sign up and stay idle (the connections scenario).
     public var idle = false
     public var runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
@@ -68,4 +64,14 @@ public func parseThink(_ text: String) -> ClosedRange<Int>? {
     if parts.count == 1, let value = Int(parts[0]) { return value...value }
     if parts.count == 2, let low = Int(parts[0]), let high = Int(parts[1]), low <= high { return low...high }
     return nil
+}
+
+/// How a run starts (``BotConfiguration/start``).
+public struct Start: Sendable {
+    /// New connections per second.
+    public var rampPerSecond = 200.0
+    /// Seconds after the start from which latencies are also reported on their own (`steady`
+    /// in the report), leaving out the ramp's burst of sign-ins and first queueing; nil: no such
+    /// figures.
+    public var warmupSeconds: Double?
 }

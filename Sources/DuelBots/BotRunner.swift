@@ -33,7 +33,7 @@ public struct BotRunner: Sendable {
             }
         }
         // CPU per answer over the run after ramp-up (plus a second for logins), until the end.
-        let rampSeconds = Double(configuration.bots) / max(1, configuration.rampPerSecond) + 1
+        let rampSeconds = Double(configuration.bots) / max(1, configuration.start.rampPerSecond) + 1
         let meter = CPUMeter(stats: stats)
         let metering = Task {
             try? await Task.sleep(until: started + .milliseconds(Int(rampSeconds * 1_000)))
@@ -43,7 +43,7 @@ public struct BotRunner: Sendable {
             meter.endWindow()
         }
         let warmup = Task {
-            guard let seconds = configuration.warmupSeconds else { return }
+            guard let seconds = configuration.start.warmupSeconds else { return }
             try? await Task.sleep(until: started + .milliseconds(Int(seconds * 1_000)))
             if !Task.isCancelled { stats.startSteady() }
         }
@@ -64,7 +64,7 @@ public struct BotRunner: Sendable {
             for (loop, mine) in zip(loops, botsByLoop) {
                 loop.perform { [configuration] in
                     for bot in mine {
-                        let delay = Double(bot.index) / max(1, configuration.rampPerSecond)
+                        let delay = Double(bot.index) / max(1, configuration.start.rampPerSecond)
                         loop.schedule(afterMicros: UInt64(delay * 1_000_000)) { bot.start() }
                     }
                 }

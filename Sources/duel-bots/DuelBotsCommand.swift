@@ -45,9 +45,7 @@ struct DuelBotsCommand: AsyncParsableCommand {
     @Option(help: "Stop at exactly this many duels (or at --duration, whichever comes first); each duel is counted once, by the first of its bots to see it complete.")
     var duels: Int?
     @OptionGroup var play: PlayOptions
-    @Option(help: "New connections per second.") var ramp = 200.0
-    @Option(help: "Seconds after which latencies are also reported apart (`steady`), without the ramp's burst.")
-    var warmup: Double?
+    @OptionGroup var start: StartOptions
     @Flag(help: "Only connect and sign up, then stay idle (connection scenario).") var idle = false
     @OptionGroup var drills: DrillOptions
     @Option(help: "File of session tokens, one per line: bots authenticate with them instead of signing up.")
@@ -67,9 +65,9 @@ struct DuelBotsCommand: AsyncParsableCommand {
         config.play.thinkMs = thinkRange
         config.play.accuracy = play.accuracy
         config.play.skipRate = play.skip
-        config.rampPerSecond = ramp
-        if let warmup, warmup < 0 { throw ValidationError("--warmup: 0 or more seconds") }
-        config.warmupSeconds = warmup
+        config.start.rampPerSecond = start.ramp
+        if let warmup = start.warmup, warmup < 0 { throw ValidationError("--warmup: 0 or more seconds") }
+        config.start.warmupSeconds = start.warmup
         config.idle = idle
         config.reconnect = drills.reconnect
         if let duels, duels < 1 { throw ValidationError("--duels: at least 1") }
@@ -105,6 +103,13 @@ struct PlayOptions: ParsableArguments {
     @Option(help: "Chance of answering correctly once a question's answer is known (bots learn from reveals).")
     var accuracy = 0.7
     @Option(help: "Chance of leaving a question unanswered (lets deadlines reveal some questions).") var skip = 0.0
+}
+
+/// How the run starts: `--ramp` and `--warmup` (``Start``).
+struct StartOptions: ParsableArguments {
+    @Option(help: "New connections per second.") var ramp = 200.0
+    @Option(help: "Seconds after which latencies are also reported apart (`steady`), without the ramp's burst.")
+    var warmup: Double?
 }
 
 /// The drills' options (`bench/drills`): reconnecting, and the answers the server accepted.

@@ -54,4 +54,18 @@ struct MatcherGateTests {
         let next = gate.finished(created: nil)
         #expect(next.passes == 0 && gate.running == 0)
     }
+
+    @Test func evictionsRunAtTheMatchersIntervalNotOnEveryPass() {
+        var gate = MatcherGate(spacingMs: 50, evictionIntervalMs: 250)
+        #expect(gate.evicts(nowMs: 1_000))
+        #expect(!gate.evicts(nowMs: 1_050) && !gate.evicts(nowMs: 1_249))
+        #expect(gate.evicts(nowMs: 1_250))
+    }
+
+    @Test func anInstanceIsAloneThirtySecondsAfterItLastSawAnother() {
+        var health = HealthStatus(startMs: 0)
+        #expect(!health.isAlone(nowMs: 30_000) && health.isAlone(nowMs: 30_001))
+        health.sawPeers(atMs: 40_000)
+        #expect(!health.isAlone(nowMs: 60_000) && health.isAlone(nowMs: 70_001))
+    }
 }

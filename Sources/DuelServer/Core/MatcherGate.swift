@@ -15,6 +15,11 @@ struct MatcherGate {
     /// 500 players).
     let fullPass: Int
     let spacingMs: Int64
+    /// How often a pass also evicts the waiters of banks that became too short to play (an
+    /// operator retired a bank or took questions out): at the matcher's interval, not on every
+    /// triggered pass.
+    let evictionIntervalMs: Int64
+    private var nextEvictionMs: Int64 = .min
     private(set) var running = 0
     private var again = false
     private var lastStartMs: Int64?
@@ -29,10 +34,18 @@ struct MatcherGate {
         case at(Int64)
     }
 
-    init(maxPasses: Int = 3, fullPass: Int = 200, spacingMs: Int64 = 50) {
+    init(maxPasses: Int = 3, fullPass: Int = 200, spacingMs: Int64 = 50, evictionIntervalMs: Int64 = 250) {
         self.maxPasses = maxPasses
         self.fullPass = fullPass
         self.spacingMs = spacingMs
+        self.evictionIntervalMs = evictionIntervalMs
+    }
+
+    /// Whether the pass starting at `nowMs` evicts (see `evictionIntervalMs`).
+    mutating func evicts(nowMs: Int64) -> Bool {
+        guard nowMs >= nextEvictionMs else { return false }
+        nextEvictionMs = nowMs + evictionIntervalMs
+        return true
     }
 
     /// A trigger (a queue request, the timer, a backlog) at `nowMs`. `concurrent`: a backlog's

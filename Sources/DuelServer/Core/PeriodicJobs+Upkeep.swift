@@ -23,7 +23,7 @@ extension PeriodicJobs {
             switch result {
             case .success(let health):
                 lanes.setAnnouncing(health.beat.peers > 0)
-                if health.beat.peers > 0 || !health.orphans.isEmpty { lastPeerSeenMs = now }
+                if health.beat.peers > 0 || !health.orphans.isEmpty { self.health.sawPeers(atMs: now) }
                 self.health.record(ok: true, reason: "ok", atMs: now)
                 metrics.queueLengths = health.queues
                 metrics.liveDuels = health.live

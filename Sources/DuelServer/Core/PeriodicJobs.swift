@@ -14,7 +14,7 @@ enum PeriodicJob: String, CaseIterable {
     /// Expiry of challenges and rematch offers; room members gone too long leave.
     case social = "~social"
 
-    /// `alone`: no other instance has run for a while (``PeriodicJobs/isAlone(nowMs:)``).
+    /// `alone`: no other instance has run for a while (``HealthStatus/isAlone(nowMs:)``).
     func intervalMs(_ configuration: ServerConfiguration, alone: Bool = false) -> Int64 {
         switch self {
         case .matcher: max(10, configuration.jobs.matchIntervalMs)
@@ -39,14 +39,10 @@ final class PeriodicJobs: @unchecked Sendable {
     let metrics: Metrics
     let logger: Logger
     let instance: String
-    /// What `/healthz` says (see ``HealthStatus``).
-    var health = HealthStatus()
+    /// What `/healthz` says and whether other instances run (see ``HealthStatus``).
+    var health: HealthStatus
     /// When matcher passes run (see ``MatcherGate``).
     private var matcher: MatcherGate
-    /// When a matcher pass next evicts the waiters of banks too short to play.
-    private var nextEvictionMs: Int64 = 0
-    /// When the health job last saw another instance alive (the start counts as a sighting).
-    var lastPeerSeenMs: Int64
     /// When ``upkeepIfDue(nowMs:)`` next runs the upkeep.
     var nextUpkeepMs: Int64
 
@@ -62,17 +58,9 @@ final class PeriodicJobs: @unchecked Sendable {
         self.instance = instance
         self.logger = logger
         nextUpkeepMs = Clock.nowMs() + configuration.jobs.upkeepIntervalMs
-        matcher = MatcherGate(spacingMs: configuration.jobs.matchSpacingMs)
-        lastPeerSeenMs = Clock.nowMs()
-    }
-
-    /// Whether this instance has been the only one for 30 s. The sweep then runs at
-    /// `aloneSweepIntervalMs` (issue 25): it finds deadlines that no timer here holds, and alone
-    /// every live duel's timer is here, rearmed at start and after the LISTEN connection came
-    /// back. A dead instance's duels are found within the 30 s, at the sweep's usual interval
-    /// (the health job sees the instance until it is reaped), and are this instance's from then on.
-    func isAlone(nowMs: Int64) -> Bool {
-        nowMs - lastPeerSeenMs > 30_000
+        matcher = MatcherGate(spacingMs: configuration.jobs.matchSpacingMs,
+                              evictionIntervalMs: PeriodicJob.matcher.intervalMs(configuration))
+        health = HealthStatus(startMs: Clock.nowMs())
     }
 
     /// At start: health, the live duels' timers, a first matcher pass, and the periodic jobs
@@ -91,7 +79,7 @@ final class PeriodicJobs: @unchecked Sendable {
         for key in timer.popDue(nowMs: now) {
             if let job = PeriodicJob(rawValue: key) {
                 run(job)
-                timer.schedule(key, atMs: now + job.intervalMs(configuration, alone: isAlone(nowMs: now)))
+                timer.schedule(key, atMs: now + job.intervalMs(configuration, alone: health.isAlone(nowMs: now)))
             } else {
                 fireDeadline(duel: key)
             }
@@ -119,10 +107,7 @@ final class PeriodicJobs: @unchecked Sendable {
             timer.schedule(PeriodicJob.matcher.rawValue, atMs: due)
             return
         }
-        // Waiters of banks that became too short to play (an operator retired a bank or took
-        // questions out) are evicted at the matcher's interval, not on every triggered pass.
-        let evict = now >= nextEvictionMs
-        if evict { nextEvictionMs = now + PeriodicJob.matcher.intervalMs(configuration) }
+        let evict = matcher.evicts(nowMs: now)
         let policy = configuration.matchPolicy
         let duelRules = configuration.duel
         let logger = self.logger
