@@ -16,17 +16,21 @@ struct MatcherGateTests {
         #expect(started == .now && after.passes == 0)
     }
 
-    @Test func aPassThatPairedSomeButNotABatchAsksForNoOther() {
-        var gate = MatcherGate(spacingMs: 0)
-        _ = gate.start(nowMs: 0)
+    @Test func aPassThatPairedSomeoneIsFollowedAtOnceByAnother() {
+        var gate = MatcherGate(spacingMs: 50)
+        #expect(gate.start(nowMs: 0) == .now)
         let next = gate.finished(created: 3)
-        #expect(next.passes == 0 && gate.running == 0)
+        #expect(next.passes == 1 && !next.concurrent)
+        // Not spaced: the queue may hold more pairs (a burst).
+        #expect(gate.start(nowMs: 5) == .now)
+        let after = gate.finished(created: 0)
+        #expect(after.passes == 0)
     }
 
-    @Test func triggersWithinTheSpacingWaitForItsEnd() {
+    @Test func triggersWithinTheSpacingAfterAFruitlessPassWaitForItsEnd() {
         var gate = MatcherGate(spacingMs: 50)
         #expect(gate.start(nowMs: 1_000) == .now)
-        _ = gate.finished(created: 1)
+        _ = gate.finished(created: 0)
         // Queue requests 10 and 30 ms later: the pass waits for the spacing's end.
         #expect(gate.start(nowMs: 1_010) == .at(1_050))
         #expect(gate.start(nowMs: 1_030) == .at(1_050))

@@ -16,6 +16,17 @@ import Testing
             """).map { try $0.string("input") }
     }
 
+    /// A fresh duel, a connection, and two lanes (two instances) whose first lane answered a
+    /// wrong answer for seat 0 and so holds the duel in its cache with its bank.
+    func duelOnTwoLanes() async throws -> (Duel, PGConnection, DuelLaneState, DuelLaneState) {
+        let fixture = try StoreFixture(workers: 1)
+        let duel = try await batches.duels(fixture, 1)[0]
+        let connection = try fixture.connect()
+        var lane1 = DuelLaneState()
+        _ = DuelRepository(connection).applyInputs([batches.answer(duel, seat: 0, correct: false)], lane: &lane1)
+        return (duel, connection, lane1, DuelLaneState())
+    }
+
     @Test func aPipelineIsOneTransaction() async throws {
         let fixture = try StoreFixture(workers: 1)
         let connection = try fixture.connect()
@@ -59,13 +70,9 @@ import Testing
     /// answer lane 1 would log takes a number that exists, nothing of the round stays, and the
     /// locking path refuses it on the stored state.
     @Test func aGuessThatWouldLogOnAMovedDuelIsRedoneOnTheStoredState() async throws {
-        let fixture = try StoreFixture(workers: 1)
-        let duel = try await batches.duels(fixture, 1)[0]
-        let connection = try fixture.connect()
+        let (duel, connection, first, second) = try await duelOnTwoLanes()
         defer { connection.close() }
-        var lane1 = DuelLaneState()
-        var lane2 = DuelLaneState()
-        _ = DuelRepository(connection).applyInputs([batches.answer(duel, seat: 0, correct: false)], lane: &lane1)
+        var lane1 = first, lane2 = second
         let elsewhere = DuelRepository(connection).applyInputs(
             [batches.answer(duel, seat: 1, correct: true, at: 1_600)], lane: &lane2)
         #expect(try elsewhere[0].get()?.outcome == .answered(correct: true, points: 200))
@@ -79,16 +86,12 @@ import Testing
 
     /// Lane 1's cache still has question 0 open, while another instance moved the duel on to
     /// question 1: an answer to question 1 is refused on the cached state and logs nothing, so
-    /// the cached round commits; the versions it locked show the duel moved, and the answer is
+    /// the cached round commits; the version it read shows the duel moved, and the answer is
     /// redone on the stored state, where it counts.
     @Test func aRefusalOnAMovedDuelIsRedoneOnTheStoredState() async throws {
-        let fixture = try StoreFixture(workers: 1)
-        let duel = try await batches.duels(fixture, 1)[0]
-        let connection = try fixture.connect()
+        let (duel, connection, first, second) = try await duelOnTwoLanes()
         defer { connection.close() }
-        var lane1 = DuelLaneState()
-        var lane2 = DuelLaneState()
-        _ = DuelRepository(connection).applyInputs([batches.answer(duel, seat: 0, correct: false)], lane: &lane1)
+        var lane1 = first, lane2 = second
         _ = DuelRepository(connection).applyInputs([
             batches.answer(duel, seat: 1, correct: false, at: 1_600), DuelInputItem(duelID: duel.id, input: .advance(atMs: 1_700)),
         ], lane: &lane2)

@@ -3,12 +3,14 @@
 /// of thousands queueing), up to `maxPasses` run at once: `FOR UPDATE SKIP LOCKED` gives
 /// each pass waiters the others do not hold. Pure; the core owns one.
 ///
-/// Passes that one-by-one queue requests trigger start at least `spacingMs` apart (issue 25).
+/// After a pass that paired nobody, the next starts at least `spacingMs` after it (issue 25).
 /// At human pace every `queue` request started a pass of its own, about 90 a second for 4,000
 /// players, each a few round trips that mostly paired nobody; that was 8 % of the server's CPU
 /// and a sixth of Postgres's statements' (bench/NOTES.md, item 27). A trigger inside the spacing
 /// defers the pass to its end instead, so waiters who queue close together meet in one pass, and
-/// a pairing waits at most `spacingMs` longer.
+/// a pairing waits at most `spacingMs` longer. A pass that paired someone is followed at once by
+/// another, as before: while thousands queue at once (the burst), passes keep going back to back
+/// (spacing them all made the burst's p99 half a second longer).
 struct MatcherGate {
     let maxPasses: Int
     /// Duels created by a pass that suggest more waiters are queued (a pass claims up to
@@ -23,6 +25,8 @@ struct MatcherGate {
     private(set) var running = 0
     private var again = false
     private var lastStartMs: Int64?
+    /// Whether the last pass that ended paired anyone (nil: none ended yet).
+    private var lastPaired = false
 
     /// What a trigger does.
     enum Start: Equatable {
@@ -61,7 +65,7 @@ struct MatcherGate {
                 again = true
                 return .coalesced
             }
-            if let last = lastStartMs, nowMs < last + spacingMs { return .at(last + spacingMs) }
+            if !lastPaired, let last = lastStartMs, nowMs < last + spacingMs { return .at(last + spacingMs) }
         }
         running += 1
         lastStartMs = nowMs
@@ -69,17 +73,16 @@ struct MatcherGate {
     }
 
     /// A pass ended, having created `created` duels (nil: it failed). Returns the passes
-    /// to start now, and whether they may run concurrently. A pass that paired fewer than a
-    /// whole batch drained its banks of pairs, so only a trigger that came meanwhile asks for
-    /// another.
+    /// to start now, and whether they may run concurrently.
     mutating func finished(created: Int?) -> (passes: Int, concurrent: Bool) {
         running -= 1
+        lastPaired = (created ?? 0) > 0
         guard let created else { return (0, false) }
         if created >= fullPass {
             again = false
             return (maxPasses - running, true)
         }
-        if again {
+        if again || created > 0 {
             again = false
             return (1, false)
         }
