@@ -74,11 +74,11 @@ import Testing
         let seen = Mutex<[String: [DuelStep.Outcome]]>([:])
         let committedFirst = Mutex(true)
         let conninfo = fixture.conninfo
-        @Sendable func submit(_ duel: Duel, _ input: DuelInput, done: @escaping @Sendable () -> Void) {
+        @Sendable func submit(_ duel: Duel, _ input: DuelInput, check: Bool = true, done: @escaping @Sendable () -> Void) {
             lanes.submit(duel: duel.id, input) { result in
                 let update = (try? result.get()) ?? nil
                 // The completion runs after the commit: another connection sees the duel's new seq.
-                if let update, let reader = try? PGConnection(conninfo) {
+                if check, let update, let reader = try? PGConnection(conninfo) {
                     defer { reader.close() }
                     let stored = (try? reader.query("SELECT last_seq FROM duels WHERE id = \(duel.id)::uuid")[0].int("last_seq")) ?? -1
                     if stored < update.seq { committedFirst.withLock { $0 = false } }
@@ -87,11 +87,14 @@ import Testing
                 done()
             }
         }
-        // Warm the rate estimate so the lane waits: 80 harmless inputs to duel 2 at once.
+        // Warm the rate estimate so the lane waits: 80 harmless inputs to duel 2 at once. Their
+        // completions open no reader: 80 connections opened one after another on the lane's
+        // thread took seconds on a loaded machine, and the estimate decayed below the window's
+        // threshold before the burst came (a CI run failed so).
         let warm = DispatchGroup()
         for index in 0..<80 {
             warm.enter()
-            submit(made[2], .advance(atMs: 1_000 + Int64(index))) { warm.leave() }
+            submit(made[2], .advance(atMs: 1_000 + Int64(index)), check: false) { warm.leave() }
         }
         #expect(warm.wait(timeout: .now() + 10) == .success)
         let roundsBefore = lanes.statistics.batches
