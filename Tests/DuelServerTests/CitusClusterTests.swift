@@ -341,6 +341,10 @@ enum CitusCluster {
         guard let next = taken["data"]?["duel_id"]?.string else { throw DuelClientError.timeout(taken.serialized) }
         for player in [a, b] { #expect(await player.client.nextEvent("init")?["duel_id"] == .string(next)) }
         #expect(try db.query("SELECT rematch_of::text AS d FROM duels WHERE id = \(next)::uuid")[0].string("d") == duel)
+        // At most once per duel (PROTOCOL.md, "Rematch"): on Citus no unique key holds that, the
+        // duel's row lock and the lookup of its rematch do.
+        #expect(try await a.client.request("rematch", ["duel_id": .string(duel)])["code"] == "bad_request")
+        #expect(try db.query("SELECT count(*) AS n FROM duels WHERE rematch_of = \(duel)::uuid")[0].int("n") == 1)
         _ = try await b.client.request("forfeit", ["duel_id": .string(next)])
         _ = await a.client.nextEvent("complete")
         _ = await b.client.nextEvent("complete")
