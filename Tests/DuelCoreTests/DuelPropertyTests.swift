@@ -143,6 +143,8 @@ import Testing
     }
 
     func check(_ step: DuelStep, duel: Duel, revealed: inout [Int: Int]) {
+        // No lag was measured: no answer waits for a settle (issue 26 off is version 1 exactly).
+        #expect(step.outcome != .settling && step.settled.isEmpty)
         // At most one player scores per question.
         for round in duel.rounds {
             #expect(round.answers.filter { $0.points > 0 }.count <= 1)
@@ -180,11 +182,11 @@ import Testing
         if record.state == .question || record.state == .countdown {
             #expect(record.reveal == nil)
         }
-        // Answers carry exactly player, correct and at_ms: never the option picked.
+        // Answers carry exactly player, correct, at_ms and (issue 26) credit_ms: never the option picked.
         if case .array(let answers)? = json["answers"] {
             for answer in answers {
                 guard case .object(let object) = answer else { Issue.record("answer not an object"); continue }
-                #expect(object.pairs.map(\.key).sorted() == ["at_ms", "correct", "player"])
+                #expect(object.pairs.map(\.key).sorted() == ["at_ms", "correct", "credit_ms", "player"])
             }
         }
         if case .object(let question)? = json["question"] {

@@ -16,8 +16,8 @@ import Testing
         #expect(json["question"]?["deadline_ms"] == .int(13_000))
         #expect(json["question"]?["question_id"] == .int(100))
         #expect(json["players"] == .array([
-            .object(["id": "p-alice", "username": "alice", "rating": 1500, "score": 0, "connected": true]),
-            .object(["id": "p-bob", "username": "bob", "rating": 1500, "score": 0, "connected": true]),
+            .object(["id": "p-alice", "username": "alice", "rating": 1500, "score": 0, "connected": true, "lag_ms": 0]),
+            .object(["id": "p-bob", "username": "bob", "rating": 1500, "score": 0, "connected": true, "lag_ms": 0]),
         ]))
     }
 
@@ -28,7 +28,7 @@ import Testing
         for viewer in [Fixture.alice, Fixture.bob] {
             let text = duel.record(for: viewer)!.json.serialized
             #expect(!text.contains("correct_choice"))
-            #expect(text.contains(#""answers":[{"player":"p-bob","correct":false,"at_ms":4000}]"#))
+            #expect(text.contains(#""answers":[{"player":"p-bob","correct":false,"at_ms":4000,"credit_ms":0}]"#))
             #expect(text.contains(#""reveal":null"#))
         }
         #expect(step.events[0].record == duel.record(for: Fixture.alice))

@@ -14,6 +14,7 @@ extension DuelRecord {
                     "rating": .number(player.rating),
                     "score": .number(player.score),
                     "connected": .bool(player.connected),
+                    "lag_ms": .int(player.lagMs),
                 ])
             }),
             "question_count": .number(questionCount),
@@ -35,6 +36,7 @@ extension DuelRecord {
                 "player": .string(answer.player),
                 "correct": .bool(answer.correct),
                 "at_ms": .int(answer.atMs),
+                "credit_ms": .int(answer.creditMs),
             ])
         })
         object["reveal"] = reveal.map { reveal in

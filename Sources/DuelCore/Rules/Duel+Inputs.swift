@@ -26,24 +26,30 @@ extension Duel {
             step.outcome = .rejected(rejection)
         case .success(let (seat, correct)):
             let round = rounds[questionIndex]
+            // Issue 26: every rule but the deadline judges the answer by its credited time.
+            let credited = max(round.opensAtMs, atMs - (players[seat].lagMs ?? 0))
             let points = Scoring.points(
-                correct: correct, atMs: atMs, deadlineMs: round.deadlineMs, configuration: configuration)
-            let answer = DuelAnswer(player: player, submission: submission, correct: correct, atMs: atMs, points: points)
-            rounds[questionIndex].answers.append(answer)
+                correct: correct, atMs: credited, deadlineMs: round.deadlineMs, configuration: configuration)
+            let answer = DuelAnswer(player: player, submission: submission, correct: correct, atMs: atMs, points: points,
+                                    creditedAtMs: credited)
             // An answer proves its author is there, whatever their sockets say (a new
             // connection on another instance may not have been seen yet): rule 8's clock stops.
             players[seat].connected = true
             players[seat].disconnectedAtMs = nil
-            step.newAnswers.append(DuelStep.NewAnswer(
-                questionIndex: questionIndex, answer: answer, elapsedMs: max(0, atMs - round.opensAtMs)))
-            players[seat].score += points
-            step.outcome = .answered(correct: correct, points: points)
-            emit(.answered, atMs: atMs, into: &step)
-            if correct {
-                // Rule 4: the first correct answer wins and locks the opponent out.
-                reveal(cause: .won, atMs: atMs, into: &step)
-            } else if everyActivePlayerAnswered(rounds[questionIndex]) {
-                reveal(cause: .allAnswered, atMs: atMs, into: &step)
+            if correct || round.isSettling {
+                // Rule 4 by credited time: a first correct answer wins only once no one still
+                // able to answer could arrive credited earlier (``settle(questionIndex:atMs:into:)``).
+                rounds[questionIndex].pending = (round.pending ?? []) + [answer]
+                step.stateTouched = true
+                settle(questionIndex: questionIndex, atMs: atMs, into: &step)
+                // The author's own verdict is the reply to this input; `settled` is for the others.
+                step.outcome = step.settled.removeValue(forKey: player) ?? .settling
+            } else {
+                judge(answer, questionIndex: questionIndex, atMs: atMs, into: &step)
+                step.outcome = .answered(correct: false, points: 0)
+                if everyActivePlayerAnswered(rounds[questionIndex]) {
+                    reveal(cause: .allAnswered, atMs: atMs, into: &step)
+                }
             }
             catchUp(nowMs: atMs, into: &step)
         }
@@ -115,6 +121,25 @@ extension Duel {
             step.outcome = .rejected(ProtocolError(.duelOver))
         } else {
             finish(reason: .ended, winner: nil, atMs: atMs, into: &step)
+        }
+        finishStep(&step)
+        return step
+    }
+
+    /// The server measured the player's lag (issue 26). Emits no event: it shows in the next
+    /// event's record.
+    public mutating func measured(_ player: PlayerID, lagMs: Int64, atMs: Int64) -> DuelStep {
+        var step = DuelStep()
+        catchUp(nowMs: atMs, into: &step)
+        if let seat = seat(of: player) {
+            if phase == .finished {
+                step.outcome = .rejected(ProtocolError(.duelOver))
+            } else if players[seat].lagMs != max(0, lagMs) {
+                players[seat].lagMs = max(0, lagMs)
+                step.stateTouched = true
+            }
+        } else {
+            step.outcome = .rejected(ProtocolError(.notInDuel))
         }
         finishStep(&step)
         return step

@@ -18,7 +18,7 @@ extension Duel {
                 opensAtMs: round.opensAtMs, deadlineMs: round.deadlineMs)
         }
         let answers = (round?.answers ?? []).map {
-            DuelRecord.Answer(player: $0.player, correct: $0.correct, atMs: $0.atMs)
+            DuelRecord.Answer(player: $0.player, correct: $0.correct, atMs: $0.atMs, creditMs: $0.creditMs)
         }
         var reveal: DuelRecord.Reveal?
         if let round, round.isRevealed, phase == .reveal || phase == .finished {
@@ -45,7 +45,7 @@ extension Duel {
             players: players.map {
                 DuelRecord.Player(
                     id: $0.id, username: $0.username, rating: $0.rating.displayed,
-                    score: $0.score, connected: $0.connected)
+                    score: $0.score, connected: $0.connected, lagMs: $0.lagMs ?? 0)
             },
             questionCount: questions.count, questionIndex: questionIndex,
             question: question, answers: answers, reveal: reveal, result: result)

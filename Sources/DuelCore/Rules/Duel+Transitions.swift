@@ -56,6 +56,9 @@ extension Duel {
     /// Alone: the game ends. Three or more: the player is out and the rest play on; when one
     /// is left, the game ends. An open question everyone left has answered is revealed.
     mutating func leave(seat: Int, reason: FinishReason, atMs: Int64, into step: inout DuelStep) {
+        // Answers waiting for the settle are judged first, as they stand: the one who leaves
+        // may be the one they wait for.
+        if phase == .question, currentRound?.isSettling == true { resolveSettle(atMs: atMs, into: &step) }
         switch players.count {
         case 1:
             finish(reason: reason, winner: nil, atMs: atMs, into: &step)
@@ -78,7 +81,11 @@ extension Duel {
         case .countdown:
             open(questionIndex: 0, atMs: atMs, into: &step)
         case .question:
-            reveal(cause: .deadline, atMs: atMs, into: &step)
+            if currentRound?.isSettling == true {
+                resolveSettle(atMs: atMs, into: &step)
+            } else {
+                reveal(cause: .deadline, atMs: atMs, into: &step)
+            }
         case .reveal:
             if rounds.count < questions.count {
                 open(questionIndex: rounds.count, atMs: atMs, into: &step)
@@ -141,6 +148,8 @@ extension Duel {
     /// Ends the game: places, outcomes and, for a rated duel, both rating updates from the
     /// same pre-duel values (rule 9).
     mutating func finish(reason: FinishReason, winner: PlayerID?, atMs: Int64, into step: inout DuelStep) {
+        // An operator's end or an abandonment while answers wait: they are judged first.
+        if phase == .question, currentRound?.isSettling == true { resolveSettle(atMs: atMs, into: &step) }
         let places = placements(winner: winner)
         let rated = isRated && reason != .ended
         var outcomes: [PlayerOutcome]

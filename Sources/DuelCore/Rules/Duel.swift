@@ -108,6 +108,8 @@ public struct Duel: Sendable, Codable, Equatable {
 
     var phaseDueAtMs: Int64? {
         guard let end = phaseEndsAtMs else { return nil }
-        return phase == .question ? end + 1 : end
+        guard phase == .question else { return end }
+        // Answers waiting for the settle are judged at it (never after the deadline's end).
+        return min(end + 1, currentRound?.settlesAtMs ?? .max)
     }
 }

@@ -17,6 +17,10 @@ public enum DuelInput: Sendable, Equatable {
     case reconnected(player: PlayerID, atMs: Int64)
     /// An operator ends the duel (`ops.end_duel`): unrated, no winner.
     case end(atMs: Int64)
+    /// The server measured the player's connection: from now on an answer of theirs is credited
+    /// `lagMs` earlier than it arrived, and a first correct answer waits for them that long
+    /// (issue 26, ``Duel/settleTime(of:in:)``). `lagMs` is already the capped round trip.
+    case lag(player: PlayerID, lagMs: Int64, atMs: Int64)
 
     /// A one-choice answer (single and boolean questions).
     public static func answer(player: PlayerID, questionIndex: Int, choice: Int, atMs: Int64) -> DuelInput {
@@ -27,16 +31,22 @@ public enum DuelInput: Sendable, Equatable {
     public var atMs: Int64 {
         switch self {
         case .answer(_, _, _, let at), .forfeit(_, let at), .advance(let at),
-             .disconnected(_, let at), .reconnected(_, let at), .end(let at):
+             .disconnected(_, let at), .reconnected(_, let at), .end(let at), .lag(_, _, let at):
             at
         }
+    }
+
+    /// The lag a `lag` input reports (`duel_inputs.lag_ms`); nil for the others.
+    public var lagMs: Int64? {
+        if case .lag(_, let lag, _) = self { return lag }
+        return nil
     }
 
     /// The player the input speaks for, if any.
     public var player: PlayerID? {
         switch self {
         case .answer(let player, _, _, _), .forfeit(let player, _), .disconnected(let player, _),
-             .reconnected(let player, _):
+             .reconnected(let player, _), .lag(let player, _, _):
             player
         case .advance, .end:
             nil
@@ -52,15 +62,23 @@ public enum DuelInput: Sendable, Equatable {
         case .disconnected: .disconnected
         case .reconnected: .reconnected
         case .end: .end
+        case .lag: .lag
         }
     }
 
     public enum Kind: String, Sendable, CaseIterable {
-        case answer, forfeit, advance, disconnected, reconnected, end
+        case answer, forfeit, advance, disconnected, reconnected, end, lag
     }
 
     /// Rebuilds an input from its stored columns; nil when they do not form one.
-    public init?(kind: String, player: PlayerID?, questionIndex: Int?, submission: Submission?, atMs: Int64) {
+    public init?(
+        kind: String, player: PlayerID?, questionIndex: Int?, submission: Submission?, atMs: Int64, lagMs: Int64? = nil
+    ) {
+        if Kind(rawValue: kind) == .lag {
+            guard let player, let lagMs, lagMs >= 0 else { return nil }
+            self = .lag(player: player, lagMs: lagMs, atMs: atMs)
+            return
+        }
         switch (Kind(rawValue: kind), player, questionIndex, submission) {
         case (.answer?, let player?, let index?, let submission?):
             self = .answer(player: player, questionIndex: index, submission: submission, atMs: atMs)
@@ -85,6 +103,7 @@ extension Duel {
         case .disconnected(let player, let atMs): playerDisconnected(player, atMs: atMs)
         case .reconnected(let player, let atMs): playerReconnected(player, atMs: atMs)
         case .end(let atMs): end(atMs: atMs)
+        case .lag(let player, let lagMs, let atMs): measured(player, lagMs: lagMs, atMs: atMs)
         }
     }
 

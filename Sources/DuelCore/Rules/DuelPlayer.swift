@@ -20,6 +20,11 @@ public struct DuelPlayer: Sendable, Codable, Equatable {
     /// play on without them. Nil while in the game, and always in two-player duels, where
     /// leaving ends the duel.
     public internal(set) var leftAtMs: Int64?
+    /// The player's lag as the server last measured it: the round trip of their connection,
+    /// capped (issue 26). Their answers are credited this much earlier than they arrive, and
+    /// a first correct answer of someone else waits this long for theirs. Nil until measured
+    /// (no credit, no wait), and always with compensation off.
+    public internal(set) var lagMs: Int64?
 
     public init(id: PlayerID, username: String, rating: GlickoRating) {
         self.id = id

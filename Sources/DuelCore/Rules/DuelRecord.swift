@@ -12,6 +12,8 @@ public struct DuelRecord: Sendable, Equatable {
         public let rating: Int
         public let score: Int
         public let connected: Bool
+        /// The lag the server measured and credits (issue 26): the capped round trip; 0 unmeasured.
+        public let lagMs: Int64
     }
 
     public struct Question: Sendable, Equatable {
@@ -29,7 +31,11 @@ public struct DuelRecord: Sendable, Equatable {
     public struct Answer: Sendable, Equatable {
         public let player: PlayerID
         public let correct: Bool
+        /// Arrival on the server's clock.
         public let atMs: Int64
+        /// How much earlier than `atMs` it counted (issue 26): the author's lag when it came,
+        /// less any part before the question opened.
+        public let creditMs: Int64
     }
 
     public struct Reveal: Sendable, Equatable {

@@ -12,13 +12,16 @@ public struct DuelStep: Sendable {
         case answered(correct: Bool, points: Int)
         /// The input was refused; it changed nothing.
         case rejected(ProtocolError)
+        /// An answer was taken but waits for the settle (issue 26): its verdict comes with the
+        /// step that judges it (``DuelStep/settled``), and so does the reply.
+        case settling
     }
 
     /// One answer row to insert (`duel_answers`).
     public struct NewAnswer: Sendable, Equatable {
         public let questionIndex: Int
         public let answer: DuelAnswer
-        /// Milliseconds from the question opening to the answer.
+        /// Milliseconds from the question opening to the answer's credited time.
         public let elapsedMs: Int64
     }
 
@@ -46,6 +49,9 @@ public struct DuelStep: Sendable {
     /// Set with `completion` (unless an operator ended the game): each player's facts, for
     /// their XP, streak, achievements and goals, written exactly once with the completion.
     public internal(set) var facts: [GameFacts] = []
+    /// Answers this step judged after they waited for the settle, by author: the verdict each
+    /// author's reply carries (``Outcome/answered(correct:points:)`` or `locked_out`).
+    public internal(set) var settled: [PlayerID: Outcome] = [:]
     /// When the engine next needs `advance(nowMs:)`; nil once finished.
     public internal(set) var nextDeadlineMs: Int64?
     /// The duel row after the step; nil when the step changed nothing.
