@@ -132,14 +132,15 @@ extension DuelRepository {
         }
         for row in try db.query("""
             SELECT duel_id::text AS duel, n, kind, player_id::text AS player, question_index, choice, at_ms,
-                   choices, answer_text, answer_number
+                   choices, answer_text, answer_number, lag_ms
               FROM duel_inputs WHERE duel_id = ANY(\(PGArray(ids))::uuid[]) ORDER BY duel_id, n
             """) {
             let id = try row.string("duel")
             guard var entry = rebuilt[id], let input = DuelInput(
                 kind: try row.string("kind"), player: row.optionalString("player"),
                 questionIndex: row.optionalString("question_index").flatMap { Int($0) },
-                submission: try row.submission(), atMs: try row.int64("at_ms"))
+                submission: try row.submission(), atMs: try row.int64("at_ms"),
+                lagMs: row.optionalString("lag_ms").flatMap { Int64($0) })
             else { throw StoreError(.internal, "duel \(id): unreadable input \(try row.int("n"))") }
             _ = entry.duel.apply(input)
             entry.version += 1

@@ -37,14 +37,15 @@ extension DuelWrites {
                 into: "duel_inputs",
                 columns: [("duel_id", "?::uuid"), ("n", "?::int"), ("kind", "?"), ("player_id", "?::uuid"),
                           ("question_index", "?::int"), ("choice", "?::int"), ("at_ms", "?::bigint"),
-                          ("choices", "?::int[]"), ("answer_text", "?"), ("answer_number", "?::float8")],
+                          ("choices", "?::int[]"), ("answer_text", "?"), ("answer_number", "?::float8"),
+                          ("lag_ms", "?::int")],
                 rows: inputs.indices.map { i in
                     let item = inputs[i]
                     var index: String?
                     if case .answer(_, let question, _, _) = item.input { index = String(question) }
                     return [item.duel, String(item.n), item.input.kind.rawValue, item.input.player, index,
                             submissions.choice[i], String(item.input.atMs), submissions.choices[i],
-                            submissions.text[i], submissions.number[i]]
+                            submissions.text[i], submissions.number[i], item.input.lagMs.map { String($0) }]
                 }))
         }
         if !answers.isEmpty {

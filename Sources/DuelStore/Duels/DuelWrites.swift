@@ -205,9 +205,9 @@ struct DuelWrites {
                 RETURNING 1),
             logged AS (
                 INSERT INTO duel_inputs (duel_id, n, kind, player_id, question_index, choice, at_ms,
-                                         choices, answer_text, answer_number)
+                                         choices, answer_text, answer_number, lag_ms)
                 SELECT i.duel_id, i.n, i.kind, i.player_id, i.question_index, i.choice, i.at_ms,
-                       i.choices::int[], i.answer_text, i.answer_number
+                       i.choices::int[], i.answer_text, i.answer_number, i.lag_ms
                   FROM unnest(\(column(inputs) { $0.duel })::uuid[], \(column(inputs) { String($0.n) })::int[], \(column(inputs) { $0.input.kind.rawValue })::text[],
                               \(column(inputs) { $0.input.player })::uuid[], \(column(inputs) { item -> String? in
                                   if case .answer(_, let index, _, _) = item.input { return String(index) }
@@ -215,9 +215,9 @@ struct DuelWrites {
                               })::int[],
                               \(PGArray(inputAnswers.choice))::int[], \(column(inputs) { String($0.input.atMs) })::bigint[],
                               \(PGArray(inputAnswers.choices))::text[], \(PGArray(inputAnswers.text))::text[],
-                              \(PGArray(inputAnswers.number))::float8[])
+                              \(PGArray(inputAnswers.number))::float8[], \(column(inputs) { $0.input.lagMs.map { String($0) } })::int[])
                        AS i(duel_id, n, kind, player_id, question_index, choice, at_ms, choices, answer_text,
-                            answer_number)
+                            answer_number, lag_ms)
                 RETURNING 1),
             answers AS (
                 INSERT INTO duel_answers (duel_id, question_index, player_id, choice, correct, points, elapsed_ms, answered_at,
