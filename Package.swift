@@ -22,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CLibWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CEpoll"),
 
         // Pure rules: no I/O, no clock reads. Time is always an input.
         .target(name: "DuelCore"),
@@ -43,7 +44,7 @@ let package = Package(
         // Load-test bots that play by the rules and measure (library, so tests can run a fleet).
         .target(
             name: "DuelBots",
-            dependencies: ["DuelClient", "DuelCore", .product(name: "Histogram", package: "hdrhistogram-swift")]
+            dependencies: ["DuelClient", "DuelCore", "CEpoll", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         .executableTarget(
             name: "duel-bots",

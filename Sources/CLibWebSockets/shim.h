@@ -154,4 +154,17 @@ static inline int quizduel_lws_http_respond(
     if (written != (int)body_length) return 1;
     return lws_http_transaction_completed(wsi);
 }
+// The kernel's smoothed round trip of a TCP socket in microseconds (TCP_INFO's tcpi_rtt), or
+// 0 when it cannot be read. Issue 26 bounds a direct client's credited lag by it: the kernel
+// times its own segments and ACKs, which a client cannot hold back the way it can its pongs.
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+static inline unsigned int quizduel_tcp_rtt_us(int fd) {
+    struct tcp_info info;
+    socklen_t length = sizeof(info);
+    if (fd < 0 || getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return 0;
+    return info.tcpi_rtt;
+}
+
 #endif

@@ -79,6 +79,8 @@ struct ConnectionOptions: ParsableArguments {
     var maxConnections: Int?
     @Option(name: .customLong("trusted-proxy"), help: "Address of a reverse proxy whose X-Forwarded-For / Forwarded header names the client; repeat for several (env QUIZDUEL_TRUSTED_PROXIES, comma-separated). Default: none.")
     var trustedProxies: [String] = []
+    @Option(name: .customLong("fair-cap-ms"), help: "The most an answer is credited for its player's measured round trip, in ms; 0 judges answers by arrival, as protocol version 1 (env QUIZDUEL_FAIR_CAP_MS; default 250).")
+    var fairCapMs: Int64?
     @Option(name: .customLong("hash-queue"), help: "Password hashes (signup, login) waiting or running, in all (default 256).")
     var hashQueue: Int?
     @Option(name: .customLong("hash-queue-per-address"), help: "Password hashes waiting or running per client address (default 8).")
@@ -96,6 +98,9 @@ struct ConnectionOptions: ParsableArguments {
             config.limits.messageBurst = messagesPerSecond * 2
         }
         if let maxConnections { config.limits.maxConnections = maxConnections }
+        if let cap = fairCapMs ?? environment["QUIZDUEL_FAIR_CAP_MS"].flatMap({ Int64($0) }) {
+            config.network.fairCapMs = max(0, cap)
+        }
         config.network.trustedProxies = trustedProxies.isEmpty
             ? (environment["QUIZDUEL_TRUSTED_PROXIES"] ?? "").split(separator: ",").map { String($0) }
             : trustedProxies

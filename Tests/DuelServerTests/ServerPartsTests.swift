@@ -42,7 +42,7 @@ struct Parts {
         delivery = DuelDelivery(
             connections: connections, replies: replies, jobs: jobs, timer: DeadlineTimer(transport: transport),
             lanes: DuelLanes(conninfo: "host=/nonexistent", count: 1, origin: "test", logger: logger),
-            metrics: metrics, instance: "test", logger: logger)
+            metrics: metrics, instance: "test", measuresLag: true, logger: logger)
     }
 
     /// A connection here signed in as `player`.

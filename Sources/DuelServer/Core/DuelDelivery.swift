@@ -29,10 +29,15 @@ final class DuelDelivery: @unchecked Sendable {
     struct ConnectionDuels {
         var delivered: [String: Int] = [:]
         var resuming: [String: Int] = [:]
+        /// Answers whose reply waits for their question's settle (issue 26), by duel.
+        var held: [String: HeldReply] = [:]
     }
+    /// Lag compensation is on (issue 26): a connection in a game measures its round trip.
+    private let measuresLag: Bool
 
     init(connections: ConnectionTable, replies: Replies, jobs: ServerJobs, timer: DeadlineTimer,
-         lanes: DuelLanes, metrics: Metrics, instance: String, logger: Logger) {
+         lanes: DuelLanes, metrics: Metrics, instance: String, measuresLag: Bool, logger: Logger) {
+        self.measuresLag = measuresLag
         self.connections = connections
         self.replies = replies
         self.jobs = jobs
@@ -121,6 +126,12 @@ final class DuelDelivery: @unchecked Sendable {
             for connection in connections.connections(of: player) {
                 // A resume of this duel is being read: its replay, then a catch-up, come first.
                 if sent[connection.id]?.resuming[duel] != nil { continue }
+                if measuresLag { connection.probe.measure(completes ? nil : duel) }
+                // A reply that waited for the settle goes before the settle's events.
+                if let held = sent[connection.id]?.held[duel], let verdict = held.verdict(in: events, for: player) {
+                    sent[connection.id]?.held[duel] = nil
+                    send(verdict, of: held, to: connection)
+                }
                 let plan = DeliveryPlan(seqs: seqs, delivered: sent[connection.id]?.delivered[duel] ?? 0, completes: completes)
                 for index in plan.send {
                     if messages[index] == nil { messages[index] = events[index].message(serverTimeMs: now) }
@@ -139,6 +150,34 @@ final class DuelDelivery: @unchecked Sendable {
         jobs.database(for: connection, { db in try DuelRepository(db).events(duel: duel, afterSeq: after) }) { [self] connection, result in
             guard let player = connection?.player, case .success(let events) = result else { return }
             deliver(events, players: [player])
+        }
+    }
+
+    // MARK: Answers waiting for the settle
+
+    /// Holds the reply to an answer that waits for its question's settle (issue 26) until
+    /// the settle's `reveal` reaches this connection. If events after the answer were already
+    /// delivered (the settle was judged elsewhere and heard first), they are read again.
+    func hold(_ held: HeldReply, duel: String, for connection: Connection) {
+        sent[connection.id, default: ConnectionDuels()].held[duel] = held
+        guard let delivered = sent[connection.id]?.delivered[duel], delivered > held.afterSeq else { return }
+        jobs.database(for: connection, { db in try DuelRepository(db).events(duel: duel, afterSeq: held.afterSeq) }) {
+            [self] connection, result in
+            guard let connection, let player = connection.player, case .success(let events) = result,
+                  let waiting = sent[connection.id]?.held[duel], let verdict = waiting.verdict(in: events, for: player)
+            else { return }
+            sent[connection.id]?.held[duel] = nil
+            send(verdict, of: waiting, to: connection)
+        }
+    }
+
+    private func send(_ verdict: HeldReply.Verdict, of held: HeldReply, to connection: Connection) {
+        switch verdict {
+        case .answered(let correct, let points):
+            metrics.answerLatency.observe(ms: Double(Clock.nowMs() - held.arrivedMs))
+            replies.reply(connection, held.ref, ["correct": .bool(correct), "points": .number(points)])
+        case .refused(let error):
+            replies.fail(connection, held.ref, error)
         }
     }
 

@@ -40,6 +40,15 @@ final class GameRequests: @unchecked Sendable {
         let input = DuelInput.answer(player: player, questionIndex: index, submission: submission, atMs: arrivedMs)
         delivery.submit(input, to: duel, for: connection) { [self] connection, result in
             if case .success(_?) = result { metrics.answersHandled += 1 }
+            if case .success(let update?) = result, update.outcome == .settling {
+                // Issue 26: the verdict comes with the question's settle (``HeldReply``).
+                if let connection {
+                    delivery.hold(HeldReply(ref: ref, questionIndex: index, afterSeq: update.seq, arrivedMs: arrivedMs),
+                                  duel: duel, for: connection)
+                }
+                delivery.apply(update)
+                return
+            }
             finishDuelRequest(connection, ref, result) { outcome in
                 if case .answered(let correct, let points) = outcome {
                     metrics.answerLatency.observe(ms: Double(Clock.nowMs() - arrivedMs))

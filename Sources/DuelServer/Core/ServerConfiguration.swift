@@ -33,6 +33,9 @@ public struct ServerConfiguration: Sendable {
         /// Ping a silent peer after this; drop it after `idleTimeoutSeconds` (PROTOCOL.md: 30 s).
         public var pingAfterSeconds: UInt16 = 10
         public var idleTimeoutSeconds: UInt16 = 30
+        /// The most an answer is credited for its player's round trip, in ms (issue 26,
+        /// ``LagPolicy``); 0 turns lag compensation off (version 1's rules exactly).
+        public var fairCapMs: Int64 = 250
     }
 
     /// Which Postgres, how to reach it, and how many connections use it.

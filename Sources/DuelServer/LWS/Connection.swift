@@ -14,6 +14,8 @@ final class Connection {
     var isClosed = false
     /// Liveness (see ``Liveness``).
     var liveness: LivenessMarks
+    /// Round-trip pings while in a game (issue 26, ``RoundTripProbe``).
+    var probe = RoundTripProbe()
 
     init(id: UInt64, address: String, limiter: RateLimiter) {
         self.id = id

@@ -37,6 +37,15 @@ extension LWSServer {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Writes a ping frame with `payload` (at least one byte: lws 4.1.6 reports only non-empty
+    /// pongs, RECEIVE_PONG). Negative when the write failed.
+    func writePing(_ wsi: OpaquePointer?, _ payload: [UInt8]) -> Int32 {
+        let pre = quizduel_lws_pre()
+        var frame = [UInt8](repeating: 0, count: pre + payload.count)
+        frame.replaceSubrange(pre..., with: payload)
+        return frame.withUnsafeMutableBufferPointer { lws_write(wsi, $0.baseAddress! + pre, payload.count, LWS_WRITE_PING) }
+    }
+
     func peerAddress(_ wsi: OpaquePointer?) -> String {
         var buffer = [CChar](repeating: 0, count: 64)
         guard lws_get_peer_simple(wsi, &buffer, buffer.count) != nil else { return "unknown" }

@@ -126,6 +126,11 @@ final class LWSServer: @unchecked Sendable, Transport {
                 // A peer this quiet will not read a close frame: drop the socket.
                 lws_set_timeout(wsi, PENDING_TIMEOUT_WS_PONG_CHECK_GET_PONG, LWS_TO_KILL_ASYNC)
             }
+            // A player in a game is pinged every second for their round trip (issue 26).
+            if connection.probe.duel != nil && !connection.probe.due {
+                connection.probe.due = true
+                lws_callback_on_writable(wsi)
+            }
         }
         if let sweep = timers.sweep { quizduel_ev_timer_arm(loop, sweep, 1) }
     }
@@ -182,6 +187,7 @@ final class LWSServer: @unchecked Sendable, Transport {
             let id = connections.nextID()
             user?.storeBytes(of: id, as: UInt64.self)
             let connection = Connection(id: id, address: clientAddress(wsi), limiter: RateLimiter())
+            connection.probe.direct = !limits.trustedProxies.contains(peerAddress(wsi))
             connections.byID[id] = (connection, wsi!)
             handler?.opened(connection)
             return 0
@@ -211,7 +217,13 @@ final class LWSServer: @unchecked Sendable, Transport {
             return 0
 
         case LWS_CALLBACK_RECEIVE_PONG:
-            connection(user)?.heard()
+            guard let connection = connection(user) else { return 0 }
+            connection.heard()
+            if let input, connection.probe.pong(UnsafeRawBufferPointer(start: input, count: length),
+                                                nowUs: Clock.monotonicUs()).map({ connection.probe.estimate.add($0) }) != nil {
+                let kernel = connection.probe.direct ? quizduel_tcp_rtt_us(lws_get_socket_fd(wsi)) : 0
+                handler?.measured(connection, kernelRttUs: kernel > 0 ? kernel : nil)
+            }
             return 0
 
         case LWS_CALLBACK_SERVER_WRITEABLE:
@@ -219,11 +231,16 @@ final class LWSServer: @unchecked Sendable, Transport {
             if connection.liveness.pingDue {
                 connection.liveness.pingDue = false
                 // One byte of payload: lws 4.1.6 reports only non-empty pongs (RECEIVE_PONG).
-                let pre = quizduel_lws_pre()
-                var frame = [UInt8](repeating: 0, count: pre + 1)
-                frame[pre] = 0x51
-                let sent = frame.withUnsafeMutableBufferPointer { lws_write(wsi, $0.baseAddress! + pre, 1, LWS_WRITE_PING) }
-                if sent < 0 { return -1 }
+                if writePing(wsi, [0x51]) < 0 { return -1 }
+                if lws_partial_buffered(wsi) != 0 {
+                    lws_callback_on_writable(wsi)
+                    return 0
+                }
+            }
+            if connection.probe.due {
+                connection.probe.due = false
+                // Stamped as it is written, so the sample holds no time spent waiting to write.
+                if writePing(wsi, connection.probe.nextPing(nowUs: Clock.monotonicUs())) < 0 { return -1 }
                 if lws_partial_buffered(wsi) != 0 {
                     lws_callback_on_writable(wsi)
                     return 0

@@ -8,6 +8,9 @@ protocol WebSocketHandler: AnyObject {
     /// One complete text message (fragments already joined, size already checked).
     func received(_ connection: Connection, text: [UInt8])
     func closed(_ connection: Connection)
+    /// A round-trip ping came back (issue 26): `kernelRttUs` is the socket's own estimate on a
+    /// direct connection, nil behind a trusted proxy. The sample is already in the estimate.
+    func measured(_ connection: Connection, kernelRttUs: UInt32?)
     /// A plain HTTP GET for `path`.
     func http(path: String) -> HTTPResponse
     /// Other threads posted work (see ``LWSServer/wake()``).

@@ -1,0 +1,116 @@
+import DuelBots
+import DuelClient
+import DuelCore
+import Foundation
+import Testing
+
+/// Issue 26 over real sockets: a far player (behind a proxy that delays every byte, pongs
+/// included) against a near one, with the server measuring both round trips itself; and a
+/// client that delays only its pongs to look far away. This machine's kernel has no `netem`,
+/// so ``DelayProxy`` holds the bytes back. A proxy connects from 127.0.0.2, which the server
+/// lists as a trusted proxy: for those connections the kernel's RTT is the proxy's, so only the
+/// capped ping estimate applies.
+@Suite(.serialized) struct FairAnswerTests {
+    /// Whose answer won each question of the races: the far player's, the near one's.
+    struct Tally { var far = 0, near = 0, settleMs: [Int64] = [] }
+
+    static func server(capMs: Int64) throws -> TestServer {
+        try TestServer.start {
+            $0.network.fairCapMs = capMs
+            $0.network.trustedProxies = ["127.0.0.2"]
+            // Long enough a countdown for two pings before the first question.
+            $0.duel = DuelConfiguration(countdownMs: 2_500, answerWindowMs: 2_000, revealMs: 100, abandonAfterMs: 10_000,
+                                        questionCount: 10)
+        }
+    }
+
+    /// `pairs` duels, each a player through `farProxy` (or direct when nil) against one through
+    /// `nearProxy` (or direct); each answers every question right, `farReactionMs` and
+    /// `nearReactionMs` after it reached them.
+    static func race(_ server: TestServer, pairs: Int, farProxy: DelayProxy?, nearProxy: DelayProxy? = nil,
+                     farReactionMs: Int, nearReactionMs: Int) async throws -> Tally {
+        func url(_ proxy: DelayProxy?) -> String { proxy.map { "ws://127.0.0.1:\($0.port)/duel" } ?? server.url }
+        return try await withThrowingTaskGroup(of: Tally.self) { group in
+            // Each pair plays as soon as it is matched (its countdown is short).
+            for _ in 0..<pairs {
+                let far = try await TestPlayer.signUp(url(farProxy))
+                let near = try await TestPlayer.signUp(url(nearProxy))
+                _ = try await far.client.request("queue", ["bank": "world-capitals"])
+                _ = try await near.client.request("queue", ["bank": "world-capitals"])
+                guard let start = await far.client.nextEvent("init"), let id = start["duel_id"]?.string,
+                      await near.client.nextEvent("init")?["duel_id"]?.string == id
+                else { throw DuelClientError.timeout("init") }
+                group.addTask {
+                    let keys = try (0..<10).map { try correctChoice(server, duel: id, index: $0) }
+                    async let farPlays: Void = play(far, duel: id, keys: keys, reactionMs: farReactionMs)
+                    async let nearPlays: Void = play(near, duel: id, keys: keys, reactionMs: nearReactionMs)
+                    _ = try await (farPlays, nearPlays)
+                    return try await tally(near, far: far.id)
+                }
+            }
+            var total = Tally()
+            for try await tally in group {
+                total.far += tally.far
+                total.near += tally.near
+                total.settleMs += tally.settleMs
+            }
+            return total
+        }
+    }
+
+    /// Answers each question right `reactionMs` after its `question` event arrived, until the duel completes.
+    static func play(_ player: TestPlayer, duel: String, keys: [Int], reactionMs: Int) async throws {
+        var answered = 0
+        while answered < keys.count {
+            guard let received = await player.client.nextReceived(timeout: .seconds(20)) else { throw DuelClientError.timeout("question") }
+            let message = received.message
+            if message["event"] == "complete" { return }
+            guard message["event"] == "question", let index = message["record"]?["question"]?["index"]?.integer else { continue }
+            let due = received.receivedAtMicros + UInt64(reactionMs) * 1_000
+            let now = DispatchTime.now().uptimeNanoseconds / 1_000
+            if due > now { try await Task.sleep(for: .microseconds(Int(due - now))) }
+            let reply = try await player.client.request("answer", [
+                "duel_id": .string(duel), "question_index": .number(Int(index)), "choice": .number(keys[Int(index)]),
+            ])
+            #expect(reply["op"] == "reply" || ["locked_out", "too_late", "duel_over"].contains(reply["code"]?.string), "\(reply.serialized)")
+            answered += 1
+        }
+    }
+
+    /// Who won each question, from the stored reveals (the near player's transcript would do,
+    /// but the store has them all, in order).
+    static func tally(_ near: TestPlayer, far: PlayerID) async throws -> Tally {
+        var tally = Tally()
+        for line in near.client.transcript {
+            guard let message = try? JSONParser.parse(Array(line.utf8)), message["event"] == "reveal",
+                  case .object(let points)? = message["record"]?["reveal"]?["points"],
+                  case .array(let answers)? = message["record"]?["answers"] else { continue }
+            for (player, value) in points.pairs where value != .int(0) {
+                if player == far { tally.far += 1 } else { tally.near += 1 }
+                // How long after the winner's arrival the question settled.
+                if let winner = answers.first(where: { $0["player"] == .string(player) }), let at = winner["at_ms"]?.integer,
+                   let revealed = message["server_time_ms"]?.integer {
+                    tally.settleMs.append(revealed - at)
+                }
+            }
+        }
+        return tally
+    }
+
+    @Test func aFarPlayerWhoAnswersSoonerWinsWithCompensationAndLosesWithout() async throws {
+        for capMs: Int64 in [250, 0] {
+            let server = try Self.server(capMs: capMs)
+            defer { server.stop() }
+            let proxy = try DelayProxy(targetPort: server.port, upMs: 100, downMs: 100, sourceAddress: "127.0.0.2")
+            defer { proxy.stop() }
+            // The far player reacts 60 ms sooner, but their answer arrives 140 ms later.
+            let tally = try await Self.race(server, pairs: 10, farProxy: proxy, farReactionMs: 240, nearReactionMs: 300)
+            #expect(tally.far + tally.near == 100)
+            if capMs > 0 {
+                #expect(tally.far >= 95, "compensation on: the far player won \(tally.far) of 100")
+            } else {
+                #expect(tally.near >= 95, "compensation off: the near player won \(tally.near) of 100")
+            }
+        }
+    }
+}
