@@ -105,6 +105,7 @@ import Testing
             defer { proxy.stop() }
             // The far player reacts 60 ms sooner, but their answer arrives 140 ms later.
             let tally = try await Self.race(server, pairs: 10, farProxy: proxy, farReactionMs: 240, nearReactionMs: 300)
+            print("fairness: cap \(capMs) ms: far player won \(tally.far), near player \(tally.near) of 100")
             #expect(tally.far + tally.near == 100)
             if capMs > 0 {
                 #expect(tally.far >= 95, "compensation on: the far player won \(tally.far) of 100")
@@ -112,5 +113,65 @@ import Testing
                 #expect(tally.near >= 95, "compensation off: the near player won \(tally.near) of 100")
             }
         }
+    }
+
+    /// Equal players at equal distances (both 50 ms away one way): the faster one wins every
+    /// race, as without compensation, and a question settles at most two round trips after
+    /// the winning answer arrived.
+    @Test func equalDistancesDecideAsWithoutCompensationAndSettleWithinTwoRoundTrips() async throws {
+        let server = try Self.server(capMs: 250)
+        defer { server.stop() }
+        let a = try DelayProxy(targetPort: server.port, upMs: 50, downMs: 50, sourceAddress: "127.0.0.2")
+        let b = try DelayProxy(targetPort: server.port, upMs: 50, downMs: 50, sourceAddress: "127.0.0.2")
+        defer { a.stop(); b.stop() }
+        let tally = try await Self.race(server, pairs: 3, farProxy: a, nearProxy: b, farReactionMs: 300, nearReactionMs: 340)
+        print("fairness: equal distances: settles \(tally.settleMs.sorted()) ms after the winning answer")
+        #expect(tally.far == 30 && tally.near == 0, "the faster player won \(tally.far) of 30")
+        #expect(tally.settleMs.count == 30 && tally.settleMs.allSatisfy { $0 <= 200 }, "settles: \(tally.settleMs)")
+    }
+
+    /// The credit the server gave `cheater`'s answers (`credit_ms` in the reveals).
+    static func credits(_ cheater: TestPlayer, near: TestPlayer, server: TestServer) async throws -> [Int64] {
+        _ = try await cheater.client.request("queue", ["bank": "world-capitals"])
+        _ = try await near.client.request("queue", ["bank": "world-capitals"])
+        guard let start = await cheater.client.nextEvent("init"), let id = start["duel_id"]?.string
+        else { throw DuelClientError.timeout("init") }
+        let keys = try (0..<10).map { try correctChoice(server, duel: id, index: $0) }
+        // Only the cheater answers, so every question is theirs and shows its credit.
+        // 400 ms: the credit never reaches back before the question opened.
+        try await play(cheater, duel: id, keys: Array(keys.prefix(3)), reactionMs: 400)
+        _ = await cheater.client.nextEvent("reveal", timeout: .seconds(5))
+        var credits: [Int64] = []
+        for line in cheater.client.transcript {
+            guard let message = try? JSONParser.parse(Array(line.utf8)), message["event"] == "reveal",
+                  case .array(let answers)? = message["record"]?["answers"] else { continue }
+            for answer in answers where answer["player"] == .string(cheater.id) {
+                if let credit = answer["credit_ms"]?.integer { credits.append(credit) }
+            }
+        }
+        return credits
+    }
+
+    /// A client that delays only its pongs by 200 ms: on a direct connection the kernel's
+    /// round trip bounds its credit (at most 5 ms gained); through a trusted proxy, only the cap.
+    @Test func delayedPongsGainAtMostFiveMillisecondsDirectAndTheCapThroughAProxy() async throws {
+        let server = try Self.server(capMs: 250)
+        defer { server.stop() }
+        // Not a trusted proxy (it connects from 127.0.0.1): to the server it is the client itself.
+        let direct = try DelayProxy(targetPort: server.port, upMs: 200, downMs: 0, pongsOnly: true)
+        let proxied = try DelayProxy(targetPort: server.port, upMs: 200, downMs: 0, pongsOnly: true, sourceAddress: "127.0.0.2")
+        defer { direct.stop(); proxied.stop() }
+        let directCredits = try await Self.credits(
+            try await TestPlayer.signUp("ws://127.0.0.1:\(direct.port)/duel"), near: try await TestPlayer.signUp(server.url),
+            server: server)
+        #expect(directCredits.count == 3 && directCredits.allSatisfy { $0 <= 5 }, "direct credits \(directCredits)")
+        let proxiedCredits = try await Self.credits(
+            try await TestPlayer.signUp("ws://127.0.0.1:\(proxied.port)/duel"), near: try await TestPlayer.signUp(server.url),
+            server: server)
+        print("fairness: credits for 200 ms of delayed pongs: direct \(directCredits) ms, proxied \(proxiedCredits) ms")
+        // Through the proxy the delayed pongs do count (the check that the pongs really were
+        // delayed), and never beyond the cap.
+        #expect(proxiedCredits.count == 3 && proxiedCredits.allSatisfy { $0 >= 150 && $0 <= 250 },
+                "proxied credits \(proxiedCredits)")
     }
 }
