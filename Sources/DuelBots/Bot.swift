@@ -65,7 +65,8 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
         finder = GameFinder(index: index, configuration: configuration, tally: stats.tally, rooms: rooms)
         player = BotPlayer(
             style: configuration.play, seats: configuration.roomSize ?? 2, listsAcknowledged: configuration.reconnect,
-            stats: stats)
+            stats: stats, delayMs: configuration.isFar(index) ? configuration.farDelayMs : 0,
+            withFarPlayers: configuration.farDelayMs > 0)
     }
 
     // MARK: Driving (loop thread)
@@ -92,7 +93,8 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
 
     /// A new connection; `clientDidOpen` signs in on it.
     private func connect() -> Bool {
-        guard connection.open(url: configuration.url, loop: loop, handler: self) else { return false }
+        guard connection.open(url: configuration.isFar(index) ? run.farURL ?? configuration.url : configuration.url,
+                              loop: loop, handler: self) else { return false }
         phase = .connecting
         return true
     }

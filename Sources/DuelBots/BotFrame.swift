@@ -37,6 +37,8 @@ struct BotFrame {
         /// Where the duel id's raw bytes are in the frame (a bot keeps them from `init` for its requests).
         var duelIDRange: Range<Int>?
         var seq: Int?
+        /// The event's `commit_timestamp` in ms since 1970 (the server's clock when it was made).
+        var commitMs: Int64?
     }
 
     /// The duel record of an event: what the rule checks and the player read.
@@ -149,6 +151,11 @@ struct BotFrame {
                 envelope.duelIDRange = start..<start + value.count
                 return true
             }
+            if key.equals("commit_timestamp") {
+                guard let value = scanner.string() else { return scanner.skipValue() }
+                envelope.commitMs = Self.epochMs(value)
+                return true
+            }
             if key.equals("seq") {
                 if let value = scanner.integer() { envelope.seq = value; return true }
                 return scanner.skipValueIfPresent(depth: 1)
@@ -165,6 +172,29 @@ struct BotFrame {
     private mutating func reset() {
         envelope = Envelope()
         record.reset()
+    }
+
+    /// `2026-11-21T22:40:01.123Z` in ms since 1970 (days from the civil date, as in
+    /// Howard Hinnant's algorithm); nil for another shape.
+    static func epochMs(_ text: UnsafeRawBufferPointer) -> Int64? {
+        guard text.count == 24, text[23] == UInt8(ascii: "Z") else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for i in range {
+                guard (48...57).contains(text[i]) else { return nil }
+                value = value * 10 + Int64(text[i] - 48)
+            }
+            return value
+        }
+        guard var year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+              let minute = number(14..<16), let second = number(17..<19), let ms = number(20..<23) else { return nil }
+        year -= month <= 2 ? 1 : 0
+        let era = year / 400
+        let yearOfEra = year - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1_000 + ms
     }
 
     private static func event(_ value: UnsafeRawBufferPointer) -> Event {

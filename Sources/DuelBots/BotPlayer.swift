@@ -62,6 +62,11 @@ struct BotPlayer {
     /// With `--reconnect`: accepted answers are listed for the drills.
     private let listsAcknowledged: Bool
     private let stats: BotStats
+    /// Issue 26: this bot's one-way delay (ms, 0 when direct), and whether any bot has one. With
+    /// far players the latencies leave the simulated network out: the opponent's `answered` is
+    /// timed from the event's commit (after its settle), the reveal's lateness less the delay.
+    private let delayMs: Int64
+    private let withFarPlayers: Bool
     /// This bot's player id (hashed), known once signed in.
     private var me: UInt64 = 0
     private(set) var duel: Duel?
@@ -71,7 +76,10 @@ struct BotPlayer {
     /// replay that follows it starts right after the last seq this bot saw).
     var resuming = false
 
-    init(style: PlayStyle, seats: Int, listsAcknowledged: Bool, stats: BotStats) {
+    init(style: PlayStyle, seats: Int, listsAcknowledged: Bool, stats: BotStats, delayMs: Int = 0,
+         withFarPlayers: Bool = false) {
+        self.delayMs = Int64(delayMs)
+        self.withFarPlayers = withFarPlayers
         self.style = style
         self.seats = seats
         self.listsAcknowledged = listsAcknowledged
@@ -81,6 +89,7 @@ struct BotPlayer {
     /// Signed in (or in again) as the player whose id hashes to `player`.
     mutating func signedIn(as player: UInt64) {
         me = player
+        if delayMs > 0 { stats.update { $0.races.farPlayers.insert(player) } }
     }
 
     /// The bot is in a new duel (its `init` came); returns the duel's serial.
@@ -133,7 +142,12 @@ struct BotPlayer {
         stats.record(duel.rules.check(frame, seq: seq))
         switch frame.event {
         case .question: return question(frame, &duel)
-        case .answered: answered(frame, &duel, receivedAt: receivedAt)
+        case .answered:
+            if withFarPlayers {
+                answeredAfterSettle(frame, &duel)
+            } else {
+                answered(frame, &duel, receivedAt: receivedAt)
+            }
         case .reveal: revealed(frame, duel)
         case .complete:
             stats.tally.completed(duel: duel.hash)
@@ -170,7 +184,30 @@ struct BotPlayer {
         }
     }
 
+    /// With far players: the opponent's answer timed from its event's commit on the server's
+    /// clock (after any settle) to its arrival here, less this bot's delay.
+    private func answeredAfterSettle(_ frame: BotFrame, _ duel: inout Duel) {
+        let index = frame.questionIndex ?? -1
+        guard let committed = frame.envelope.commitMs,
+              frame.answers.contains(where: { $0.player != nil && $0.player != me }),
+              duel.opponentAnswersSeen.insert(index).inserted else { return }
+        let micros = UInt64(max(0, wallMs() - delayMs - committed)) * 1_000
+        stats.update { $0.record(\.answerToOpponent, micros) }
+    }
+
+    /// Issue 26: a question this bot won against a player on the other side of the network.
+    private func countRace(_ frame: BotFrame) {
+        guard withFarPlayers, frame.answers.first(where: { $0.correct })?.player == me,
+              let opponent = frame.players.first(where: { $0.id != nil && $0.id != me })?.id else { return }
+        let far = delayMs > 0
+        stats.update { state in
+            guard state.races.farPlayers.contains(opponent) != far else { return }
+            if far { state.races.farWins += 1 } else { state.races.nearWins += 1 }
+        }
+    }
+
     private func revealed(_ frame: BotFrame, _ duel: Duel) {
+        countRace(frame)
         guard frame.hasReveal, let correct = frame.reveal.correctChoice else { return }
         let questionID = frame.question.questionID ?? -1
         let deadline = frame.question.deadlineMs ?? 0
@@ -178,7 +215,7 @@ struct BotPlayer {
         let answerCount = frame.answers.count
         let seats = seats
         // The frame is handled as it arrives, so its arrival on the wall clock is now.
-        let lateness = wallMs() - Int64(deadline)
+        let lateness = wallMs() - delayMs - Int64(deadline)
         let key = SentAnswerKey(duel: duel.hash, index: frame.questionIndex ?? -1, player: me)
         stats.update { state in
             state.knowledge[Int64(questionID)] = correct
@@ -197,7 +234,8 @@ struct BotPlayer {
         let known = stats.state.withLock { $0.knowledge[Int64(planned.questionID)] }
         let choice = (known != nil && Double.random(in: 0..<1) < style.accuracy)
             ? known! : Int.random(in: 0..<planned.options)
-        let sentAt = nowMicros()
+        // Timed from when it reaches the server: the opponent's latency leaves this bot's delay out.
+        let sentAt = nowMicros() + UInt64(delayMs) * 1_000
         stats.update { $0.sentAt[SentAnswerKey(duel: duel.hash, index: planned.index, player: me)] = sentAt }
         return ChosenAnswer(duelID: duel.id, index: planned.index, kind: planned.kind, choice: choice, sentAt: sentAt)
     }

@@ -49,7 +49,16 @@ public struct BotRunner: Sendable {
         }
         let finishedLine = FinishLine(count: configuration.bots)
         let rooms = RoomBoard()
-        let run = BotRun(deadline: deadline, shouldStop: shouldStop, finished: finishedLine.finishOne)
+        var run = BotRun(deadline: deadline, shouldStop: shouldStop, finished: finishedLine.finishOne)
+        // Far bots go through one proxy that holds every byte back, both ways (issue 26).
+        var proxy: DelayProxy?
+        if configuration.farDelayMs > 0, let port = configuration.url.split(separator: ":").last?.split(separator: "/").first
+            .flatMap({ Int($0) }) {
+            proxy = try? DelayProxy(targetPort: port, upMs: configuration.farDelayMs, downMs: configuration.farDelayMs,
+                                    sourceAddress: "127.0.0.2")
+            run.farURL = proxy.map { "ws://127.0.0.1:\($0.port)/duel" }
+        }
+        defer { proxy?.stop() }
         let bots = (0..<configuration.bots).map { index in
             Bot(index: index, configuration: configuration, stats: stats, loop: loops[index % loops.count], run: run, rooms: rooms)
         }
@@ -90,6 +99,8 @@ struct BotRun: Sendable {
     let shouldStop: @Sendable () -> Bool
     /// Called once per bot, when it is done (``FinishLine``).
     let finished: @Sendable () -> Void
+    /// Where far bots connect: the delaying proxy (``BotConfiguration/farDelayMs``).
+    var farURL: String? = nil
 
     /// Past the deadline, or stopped.
     var isOver: Bool { nowMicros() >= deadline || shouldStop() }

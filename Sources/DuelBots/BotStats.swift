@@ -31,12 +31,23 @@ public final class BotStats: Sendable {
         var sentAt: [SentAnswerKey: UInt64] = [:]
         /// Correct choices learned from reveals, by question id.
         var knowledge: [Int64: Int] = [:]
+        /// With far players (``BotConfiguration/farDelayMs``): who is far, and the questions won
+        /// by each side in duels of a far player against a near one.
+        var races = Races()
 
         /// Records a latency (µs) in the run's figures, and in the steady ones once they started.
         mutating func record(_ figure: Latencies.Figure, _ micros: UInt64) {
             latencies[keyPath: figure].record(micros)
             steady?[keyPath: figure].record(micros)
         }
+    }
+
+    /// Issue 26's fairness figures: which players are far, and the questions each side won
+    /// against the other.
+    struct Races {
+        var farPlayers: Set<UInt64> = []
+        var farWins = 0
+        var nearWins = 0
     }
 
     /// Bots connected, queued (or waiting for a room's game), and playing.
@@ -146,6 +157,12 @@ public final class BotStats: Sendable {
                 "cpu_us_per_answer": cpuMicrosPerAnswer.map { .double(($0 * 10).rounded() / 10) } ?? .null,
                 "acknowledged_answers": .number(s.acknowledged.count),
                 "reconnects": .number(s.reconnects),
+                "races": configuration.farDelayMs > 0 ? .object([
+                    "far_delay_ms": .number(configuration.farDelayMs),
+                    "far_wins": .number(s.races.farWins), "near_wins": .number(s.races.nearWins),
+                    "far_share": .double((Double(s.races.farWins) / Double(max(1, s.races.farWins + s.races.nearWins))
+                                          * 1_000).rounded() / 1_000),
+                ]) : .null,
             ])
         }
     }
