@@ -27,12 +27,15 @@ public struct BotConfiguration: Sendable {
     /// `i / roomSize`, whose first bot creates it and starts every game (the next one as
     /// soon as a game completes). 1 plays practice games alone.
     public var roomSize: Int?
+    public init() {}
+
     /// Issue 26's far players: every odd-numbered bot connects through a ``DelayProxy`` that
     /// holds each byte back this long (ms, each way; 0: every bot is direct). The proxy connects
     /// from `127.0.0.2`, which the server must list as a trusted proxy to credit the delay.
-    public var farDelayMs = 0
-
-    public init() {}
+    public var farDelayMs: Int {
+        get { play.farDelayMs }
+        set { play.farDelayMs = newValue }
+    }
 
     /// Whether bot `index` plays through the delaying proxy.
     public func isFar(_ index: Int) -> Bool { farDelayMs > 0 && index % 2 == 1 }
@@ -61,6 +64,8 @@ public struct PlayStyle: Sendable {
     public var accuracy = 0.7
     /// Chance of not answering a question at all (so that deadlines reveal some questions).
     public var skipRate = 0.0
+    /// How far away the odd-numbered bots play (``BotConfiguration/farDelayMs``).
+    public var farDelayMs = 0
 
     public init() {}
 }

@@ -18,8 +18,8 @@ public final class DelayProxy: @unchecked Sendable {
     private let epoll: Int32
     private let target: sockaddr_in
     private let source: in_addr?
-    private let upUs: Int64, downUs: Int64
-    private let pongsOnly: Bool
+    /// µs each way, and whether only pongs wait on the way up.
+    private let delays: (upUs: Int64, downUs: Int64, pongsOnly: Bool)
     private var stopping = false
     private var thread: Thread?
     /// The other end of each open socket.
@@ -30,9 +30,7 @@ public final class DelayProxy: @unchecked Sendable {
     private var queue: [(dueUs: Int64, fd: Int32, bytes: [UInt8])] = []
 
     public init(targetPort: Int, upMs: Int, downMs: Int, pongsOnly: Bool = false, sourceAddress: String? = nil) throws {
-        upUs = Int64(upMs) * 1_000
-        downUs = Int64(downMs) * 1_000
-        self.pongsOnly = pongsOnly
+        delays = (Int64(upMs) * 1_000, Int64(downMs) * 1_000, pongsOnly)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(targetPort).bigEndian)
@@ -94,14 +92,14 @@ public final class DelayProxy: @unchecked Sendable {
                 guard let other = peer[fd] else { continue }
                 let count = read(fd, &buffer, buffer.count)
                 let isUp = parsers[fd] != nil
-                let due = Self.nowUs() + (isUp ? upUs : downUs)
+                let due = Self.nowUs() + (isUp ? delays.upUs : delays.downUs)
                 if count <= 0 {
                     _ = quizduel_epoll_unwatch(epoll, fd)
                     enqueue((due, other, []))
                     continue
                 }
                 let bytes = Array(buffer[..<count])
-                if isUp && pongsOnly {
+                if isUp && delays.pongsOnly {
                     // Only pong frames wait; the rest passes now, ahead of any pong held back.
                     for (frame, isPong) in parsers[fd]!.split(bytes) {
                         if isPong { enqueue((due, other, frame)) } else { forward(frame, to: other) }

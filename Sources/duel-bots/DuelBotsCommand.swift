@@ -52,8 +52,6 @@ struct DuelBotsCommand: AsyncParsableCommand {
     var tokens: String?
     @Option(name: .customLong("room-size"), help: "Play in rooms of this many bots (2-4) instead of the queue; 1 plays practice.")
     var roomSize: Int?
-    @Option(name: .customLong("far-delay-ms"), help: "Odd-numbered bots connect through a proxy that delays every byte this many ms each way, pongs included; it connects from 127.0.0.2, which the server should trust as a proxy (--trusted-proxy 127.0.0.2). The report's `races` counts the questions far and near bots won from each other. Default 0 (all direct).")
-    var farDelayMs = 0
     @Flag(help: "Print the final report as JSON only (no progress lines or summary on stderr).") var json = false
 
     func run() async throws {
@@ -71,8 +69,8 @@ struct DuelBotsCommand: AsyncParsableCommand {
         if let warmup = start.warmup, warmup < 0 { throw ValidationError("--warmup: 0 or more seconds") }
         config.start.warmupSeconds = start.warmup
         config.idle = idle
-        guard (0...5_000).contains(farDelayMs) else { throw ValidationError("--far-delay-ms: 0 to 5000") }
-        config.farDelayMs = farDelayMs
+        guard (0...5_000).contains(play.farDelayMs) else { throw ValidationError("--far-delay-ms: 0 to 5000") }
+        config.farDelayMs = play.farDelayMs
         config.reconnect = drills.reconnect
         if let duels, duels < 1 { throw ValidationError("--duels: at least 1") }
         if let roomSize {
@@ -103,6 +101,8 @@ struct DuelBotsCommand: AsyncParsableCommand {
 
 /// How the bots answer: `--think`, `--accuracy`, `--skip` (``PlayStyle``).
 struct PlayOptions: ParsableArguments {
+    @Option(name: .customLong("far-delay-ms"), help: "Odd-numbered bots connect through a proxy that delays every byte this many ms each way, pongs included; it connects from 127.0.0.2, which the server should trust as a proxy (--trusted-proxy 127.0.0.2). The report's `races` counts the questions far and near bots won from each other. Default 0 (all direct).")
+    var farDelayMs = 0
     @Option(help: "Think time before answering in ms: 0, 500, or 500..4000.") var think = "0"
     @Option(help: "Chance of answering correctly once a question's answer is known (bots learn from reveals).")
     var accuracy = 0.7

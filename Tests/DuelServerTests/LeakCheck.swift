@@ -41,7 +41,7 @@ func checkNothingLeaks(
         if case .array(let answers)? = record["answers"] {
             for answer in answers {
                 if case .object(let fields) = answer {
-                    #expect(fields.pairs.map(\.key).sorted() == ["at_ms", "correct", "player"], "\(frame)",
+                    #expect(fields.pairs.map(\.key).sorted() == ["at_ms", "correct", "credit_ms", "player"], "\(frame)",
                             sourceLocation: sourceLocation)
                 }
             }

@@ -167,12 +167,20 @@ def revealed(index, qtype, key, answers, points):
     return {"question_index": index, "type": qtype, **key, **picks(answers), "points": points}
 
 
-def record(duel, state, scores=(0, 0), index=0, q=None, answers=(), reveal=None, result=None, connected=(True, True)):
+def answer(player, correct, at_ms, credit_ms=0):
+    """An entry of a record's `answers`; `credit_ms` (issue 26): how much earlier than at_ms it counted."""
+    return {"player": player, "correct": correct, "at_ms": at_ms, "credit_ms": credit_ms}
+
+
+def record(duel, state, scores=(0, 0), index=0, q=None, answers=(), reveal=None, result=None, connected=(True, True),
+           lags=(0, 0)):
     return {
         "id": duel, "bank": "world-capitals", "mode": "ranked", "rated": True, "state": state,
         "players": [
-            {"id": ADA, "username": "ada", "rating": 1500, "score": scores[0], "connected": connected[0]},
-            {"id": BO, "username": "bob", "rating": 1500, "score": scores[1], "connected": connected[1]},
+            {"id": ADA, "username": "ada", "rating": 1500, "score": scores[0], "connected": connected[0],
+             "lag_ms": lags[0]},
+            {"id": BO, "username": "bob", "rating": 1500, "score": scores[1], "connected": connected[1],
+             "lag_ms": lags[1]},
         ],
         "question_count": 2, "question_index": index, "question": q, "answers": list(answers),
         "reveal": reveal, "result": result,
@@ -281,11 +289,11 @@ def transcript():
     log.inn(a, error(6, "bad_request", "choice: must be between 0 and 3"))
     log.out(a, {"op": "answer", "ref": 7, "duel_id": DUEL, "question_index": 0, "choice": 0})
     log.inn(a, reply(7, {"correct": False, "points": 0}))
-    ans_a0 = {"player": ADA, "correct": False, "at_ms": o0 + 2_100}
+    ans_a0 = answer(ADA, False, o0 + 2_100)
     both(event("answered", DUEL, 3, o0 + 2_100, record(DUEL, "question", q=q0, answers=[ans_a0])))
     log.out(b, {"op": "answer", "ref": "s3", "duel_id": DUEL, "question_index": 0, "choice": 1})
     log.inn(b, reply("s3", {"correct": True, "points": 160}))
-    ans_b0 = {"player": BO, "correct": True, "at_ms": o0 + 4_500}
+    ans_b0 = answer(BO, True, o0 + 4_500)
     answers0 = [ans_a0, ans_b0]
     both(event("answered", DUEL, 4, o0 + 4_500, record(DUEL, "question", (0, 160), q=q0, answers=answers0)))
     reveal0 = revealed(0, "single", {"correct_choice": 1}, {ADA: {"choice": 0}, BO: {"choice": 1}}, {ADA: 0, BO: 160})
@@ -300,22 +308,25 @@ def transcript():
     log.inn(a2, event("reveal", DUEL, 5, o0 + 4_500, rec5))
     o1 = o0 + 6_500
     q1 = question(1, Q1, o1)
+    # Issue 26: the server measured Ada's lag during the reveal (no event: the next record shows it).
+    lags = (35, 0)
     for conn in (a, b, a2):
-        log.inn(conn, event("question", DUEL, 6, o1, record(DUEL, "question", (0, 160), 1, q1)))
+        log.inn(conn, event("question", DUEL, 6, o1, record(DUEL, "question", (0, 160), 1, q1, lags=lags)))
     log.out(a, {"op": "answer", "ref": 8, "duel_id": DUEL, "question_index": 1, "choice": 0, "points": 999})
     log.inn(a, reply(8, {"correct": True, "points": 200}))
-    ans_a1 = {"player": ADA, "correct": True, "at_ms": o1 + 300}
+    ans_a1 = answer(ADA, True, o1 + 300, credit_ms=35)
     reveal1 = revealed(1, "single", {"correct_choice": 0}, {ADA: {"choice": 0}, BO: None}, {ADA: 200, BO: 0})
     for conn in (a, b, a2):
-        log.inn(conn, event("answered", DUEL, 7, o1 + 300, record(DUEL, "question", (200, 160), 1, q1, [ans_a1])))
+        log.inn(conn, event("answered", DUEL, 7, o1 + 300,
+                            record(DUEL, "question", (200, 160), 1, q1, [ans_a1], lags=lags)))
         log.inn(conn, event("reveal", DUEL, 8, o1 + 300,
-                            record(DUEL, "reveal", (200, 160), 1, q1, [ans_a1], reveal1)))
+                            record(DUEL, "reveal", (200, 160), 1, q1, [ans_a1], reveal1, lags=lags)))
     log.out(b, {"op": "answer", "ref": "s4", "duel_id": DUEL, "question_index": 1, "choice": 2})
     log.inn(b, error("s4", "locked_out", "your opponent already won that question"))
     result = {"winner": ADA, "reason": "completed",
               "ratings": {ADA: {"before": 1500, "after": 1662}, BO: {"before": 1500, "after": 1338}},
               "placements": {ADA: 1, BO: 2}}
-    final = record(DUEL, "finished", (200, 160), 1, q1, [ans_a1], reveal1, result)
+    final = record(DUEL, "finished", (200, 160), 1, q1, [ans_a1], reveal1, result, lags=lags)
     for conn in (a, b, a2):
         log.inn(conn, event("complete", DUEL, 9, o1 + 2_300, final))
     # The reports.
@@ -434,9 +445,9 @@ def rooms_challenges_and_rematch(log):
     r3 = room([ADA, BO, CY], "playing", duel=ROOM_DUEL, games=1)
     to((a, b, cy), row_event("room", "rooms", "UPDATE", t1 + 3_000, r3))
     log.inn(a, reply(20, {"duel_id": ROOM_DUEL, "room": r3}))
-    seats = [{"id": ADA, "username": "ada", "rating": 1671, "score": 0, "connected": True},
-             {"id": BO, "username": "bob", "rating": 1331, "score": 0, "connected": True},
-             {"id": CY, "username": "cy_3", "rating": 1500, "score": 0, "connected": True}]
+    seats = [{"id": ADA, "username": "ada", "rating": 1671, "score": 0, "connected": True, "lag_ms": 35},
+             {"id": BO, "username": "bob", "rating": 1331, "score": 0, "connected": True, "lag_ms": 0},
+             {"id": CY, "username": "cy_3", "rating": 1500, "score": 0, "connected": True, "lag_ms": 0}]
     game = dict(record(ROOM_DUEL, "countdown"), mode="room", rated=False, players=seats, question_count=1)
     to((a, b, cy), event("init", ROOM_DUEL, 1, t1 + 3_000, game))
     o = t1 + 6_000
@@ -444,11 +455,11 @@ def rooms_challenges_and_rematch(log):
     to((a, b, cy), event("question", ROOM_DUEL, 2, o, dict(game, state="question", question=q)))
     log.out(a, {"op": "answer", "ref": 21, "duel_id": ROOM_DUEL, "question_index": 0, "choice": 3})
     log.inn(a, reply(21, {"correct": False, "points": 0}))
-    wrong = {"player": ADA, "correct": False, "at_ms": o + 1_000}
+    wrong = answer(ADA, False, o + 1_000, credit_ms=35)
     to((a, b, cy), event("answered", ROOM_DUEL, 3, o + 1_000, dict(game, state="question", question=q, answers=[wrong])))
     log.out(cy, {"op": "answer", "ref": 4, "duel_id": ROOM_DUEL, "question_index": 0, "choice": 1})
     log.inn(cy, reply(4, {"correct": True, "points": 180}))
-    right = {"player": CY, "correct": True, "at_ms": o + 2_000}
+    right = answer(CY, True, o + 2_000)
     scored = copy.deepcopy(seats)
     scored[2]["score"] = 180
     answered = dict(game, state="question", players=scored, question=q, answers=[wrong, right])
@@ -574,7 +585,7 @@ def typed_questions(log):
     log.inn(b, error("t3", "bad_request", "choices: each must be between 0 and 3"))
     log.out(a, {"op": "answer", "ref": 43, "duel_id": TYPED_DUEL, "question_index": 0, "choices": [2, 0]})
     log.inn(a, reply(43, {"correct": True, "points": 190}))
-    won = [{"player": ADA, "correct": True, "at_ms": o0 + 1_000}]
+    won = [answer(ADA, True, o0 + 1_000)]
     both(event("answered", TYPED_DUEL, 3, o0 + 1_000, rec("question", (190, 0), q=q0, answers=won)))
     reveal0 = revealed(0, "multiple", TKEYS[0], {ADA: {"choices": [2, 0]}, BO: None}, {ADA: 190, BO: 0})
     both(event("reveal", TYPED_DUEL, 4, o0 + 1_000, rec("reveal", (190, 0), q=q0, answers=won, reveal=reveal0)))
@@ -586,13 +597,13 @@ def typed_questions(log):
     both(event("question", TYPED_DUEL, 5, o1, rec("question", (190, 0), 1, q1)))
     log.out(b, {"op": "answer", "ref": "t5", "duel_id": TYPED_DUEL, "question_index": 1, "text": "Venus"})
     log.inn(b, reply("t5", {"correct": False, "points": 0}))
-    venus = {"player": BO, "correct": False, "at_ms": o1 + 1_500}
+    venus = answer(BO, False, o1 + 1_500)
     both(event("answered", TYPED_DUEL, 6, o1 + 1_500, rec("question", (190, 0), 1, q1, [venus])))
     log.out(a, {"op": "answer", "ref": 44, "duel_id": TYPED_DUEL, "question_index": 1, "number": 4})
     log.inn(a, error(44, "bad_request", "text: this text question is answered with `text`"))
     log.out(a, {"op": "answer", "ref": 45, "duel_id": TYPED_DUEL, "question_index": 1, "text": "mars "})
     log.inn(a, reply(45, {"correct": True, "points": 170}))
-    mars = [venus, {"player": ADA, "correct": True, "at_ms": o1 + 3_000}]
+    mars = [venus, answer(ADA, True, o1 + 3_000)]
     both(event("answered", TYPED_DUEL, 7, o1 + 3_000, rec("question", (360, 0), 1, q1, mars)))
     reveal1 = revealed(1, "text", TKEYS[1], {ADA: {"text": "mars "}, BO: {"text": "Venus"}}, {ADA: 170, BO: 0})
     both(event("reveal", TYPED_DUEL, 8, o1 + 3_000, rec("reveal", (360, 0), 1, q1, mars, reveal1)))
@@ -602,7 +613,7 @@ def typed_questions(log):
     both(event("question", TYPED_DUEL, 9, o2, rec("question", (360, 0), 2, q2)))
     log.out(b, {"op": "answer", "ref": "t6", "duel_id": TYPED_DUEL, "question_index": 2, "number": 3.14})
     log.inn(b, reply("t6", {"correct": True, "points": 180}))
-    pi = [{"player": BO, "correct": True, "at_ms": o2 + 2_000}]
+    pi = [answer(BO, True, o2 + 2_000)]
     both(event("answered", TYPED_DUEL, 10, o2 + 2_000, rec("question", (360, 180), 2, q2, pi)))
     reveal2 = revealed(2, "number", TKEYS[2], {ADA: None, BO: {"number": 3.14}}, {ADA: 0, BO: 180})
     both(event("reveal", TYPED_DUEL, 11, o2 + 2_000, rec("reveal", (360, 180), 2, q2, pi, reveal2)))
@@ -614,11 +625,11 @@ def typed_questions(log):
     log.inn(a, error(46, "bad_request", "choice: must be between 0 and 1"))
     log.out(a, {"op": "answer", "ref": 47, "duel_id": TYPED_DUEL, "question_index": 3, "choice": 1})
     log.inn(a, reply(47, {"correct": False, "points": 0}))
-    false = {"player": ADA, "correct": False, "at_ms": o3 + 1_000}
+    false = answer(ADA, False, o3 + 1_000)
     both(event("answered", TYPED_DUEL, 13, o3 + 1_000, rec("question", (360, 180), 3, q3, [false])))
     log.out(b, {"op": "answer", "ref": "t7", "duel_id": TYPED_DUEL, "question_index": 3, "choice": 0})
     log.inn(b, reply("t7", {"correct": True, "points": 150}))
-    both_answers = [false, {"player": BO, "correct": True, "at_ms": o3 + 5_000}]
+    both_answers = [false, answer(BO, True, o3 + 5_000)]
     both(event("answered", TYPED_DUEL, 14, o3 + 5_000, rec("question", (360, 330), 3, q3, both_answers)))
     reveal3 = revealed(3, "boolean", TKEYS[3], {ADA: {"choice": 1}, BO: {"choice": 0}}, {ADA: 0, BO: 150})
     both(event("reveal", TYPED_DUEL, 15, o3 + 5_000, rec("reveal", (360, 330), 3, q3, both_answers, reveal3)))
@@ -1152,6 +1163,33 @@ def test_records_are_cross_checked(tmp_path, capsys):
     assert "points for a wrong pick" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("change, expected", [
+    (lambda r: r["players"][0].pop("lag_ms"), "'lag_ms' is a required property"),
+    (lambda r: r["players"][0].update(lag_ms=-1), "$.record.players[0].lag_ms"),
+    (lambda r: r["players"][0].update(lag_ms=35.5), "$.record.players[0].lag_ms"),
+    (lambda r: r["answers"][0].pop("credit_ms"), "'credit_ms' is a required property"),
+    (lambda r: r["answers"][0].update(credit_ms=-35), "$.record.answers[0].credit_ms"),
+    (lambda r: r["answers"][0].update(credit_ms=301), "credited before the question opened"),
+])
+def test_lags_and_credits_are_checked(tmp_path, capsys, change, expected):
+    # Issue 26: Ada's answer to question 1 came 300 ms after it opened, credited by her 35 ms lag.
+    log = transcript()
+    index = line_of(log, "ada", "in", lambda f: f.get("event") == "answered" and f.get("duel_id") == DUEL
+                    and f["seq"] == 7)
+    edit(log, index, lambda f: change(f["record"]))
+    assert run(tmp_path, log) == 1
+    out = capsys.readouterr().out
+    assert f"frames.jsonl:{index + 1}" in out and expected in out
+
+
+def test_a_credit_may_reach_back_to_the_question_opening(tmp_path):
+    log = transcript()
+    index = line_of(log, "ada", "in", lambda f: f.get("event") == "answered" and f.get("duel_id") == DUEL
+                    and f["seq"] == 7)
+    edit(log, index, lambda f: f["record"]["answers"][0].update(credit_ms=300))
+    assert run(tmp_path, log) == 0
+
+
 def test_events_must_have_their_change_type(tmp_path, capsys):
     log = transcript()
     index = line_of(log, "ada", "in", lambda f: f.get("event") == "question")
@@ -1295,11 +1333,11 @@ def test_game_seats_follow_the_mode(tmp_path, capsys):
         edit(log, index, lambda f: change(f["record"]))
         return log
 
-    two = [{"id": BO, "username": "bob", "rating": 1500, "score": 0, "connected": True}]
+    two = [{"id": BO, "username": "bob", "rating": 1500, "score": 0, "connected": True, "lag_ms": 0}]
     assert run(tmp_path, log_with("init", DUEL3, lambda r: r["players"].extend(two))) == 1
     assert "$.record.players" in capsys.readouterr().out
     assert run(tmp_path, log_with("init", CHALLENGE_DUEL, lambda r: r["players"].append(
-        {"id": CY, "username": "cy_3", "rating": 1500, "score": 0, "connected": True}))) == 1
+        {"id": CY, "username": "cy_3", "rating": 1500, "score": 0, "connected": True, "lag_ms": 0}))) == 1
     assert "$.record.players" in capsys.readouterr().out
     assert run(tmp_path, log_with("init", ROOM_DUEL, lambda r: r["players"].pop())) == 0
     assert run(tmp_path, log_with("init", ROOM_DUEL, lambda r: r.update(rated=True))) == 1
@@ -1344,7 +1382,7 @@ def test_every_question_type_is_asked_and_revealed_in_the_transcript():
 ])
 def test_reveals_of_every_type_are_valid(qtype, key, answers, points, correct):
     q = question(0, next(t for t in TQ if t["type"] == qtype), T0)
-    given = [{"player": p, "correct": c, "at_ms": T0 + 1_000} for p, c in zip((ADA, BO), correct) if c is not None]
+    given = [answer(p, c, T0 + 1_000) for p, c in zip((ADA, BO), correct) if c is not None]
     rec = record(TYPED_DUEL, "reveal", (points[ADA], points[BO]), q=q, answers=given,
                  reveal=revealed(0, qtype, key, answers, points))
     frame = event("reveal", TYPED_DUEL, 4, T0 + 1_000, rec)

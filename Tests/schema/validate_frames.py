@@ -26,7 +26,8 @@ Rules:
 - the records (events, auth/login/history replies, rooms and challenges) also pass
   cross-field checks that JSON Schema cannot state (ids of the by-player maps are the
   duel's players, the reveal is of the current question and of its type, each player's
-  answer agrees with the picks and with `correct`, an operator's end leaves ratings
+  answer agrees with the picks and with `correct` and is credited no earlier than its
+  question opened, an operator's end leaves ratings
   unchanged, a room's host is one of its members, a quiz's texts are trimmed, an owner's
   question key is within its choices, quiz_questions counts what it lists, a player's level
   agrees with their XP, notifications come newest first, a reply answers the request's bank,
@@ -248,6 +249,11 @@ def record_problems(record: dict) -> list[str]:
         problems.append("answers: an answer of someone not in players")
     if record["answers"] and question is None:
         problems.append("answers: answers without a question")
+    if question is not None:
+        # Issue 26: an answer is credited by its author's lag, never to before the question opened.
+        for answer in record["answers"]:
+            if answer["at_ms"] - answer["credit_ms"] < question["opens_at_ms"]:
+                problems.append(f"answers: {answer['player']}'s answer is credited before the question opened")
     reveal = record["reveal"]
     if reveal is not None and question is not None:
         problems += reveal_problems(reveal, question, record["question_index"], ids, record["answers"])

@@ -5,8 +5,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
-from helpers import (SHOTS, choice, click_choice, duel_id, end_screen, matched_pair, picked_right, picked_wrong,
-                     question_open, revealed, saw_every_event, shown_red, sign_up_pair, text, wait, watch_for_red)
+from helpers import (SHOTS, choice, click_choice, displayed, duel_id, end_screen, matched_pair, picked_right,
+                     picked_wrong, question_open, revealed, saw_every_event, shown_red, sign_up_pair, text, wait,
+                     watch_for_red)
 
 
 def test_a_whole_duel_in_two_browsers(server, browsers):
@@ -26,6 +27,15 @@ def test_a_whole_duel_in_two_browsers(server, browsers):
     # Question 0: Ada is right first; Bo is locked out; the reveal marks the answer.
     wait(a, question_open(a, 0))
     wait(b, question_open(b, 0))
+    # Issue 26: each player's own measured lag beside the timer, as the record has it ("ping —"
+    # while it is 0, as on loopback: a near player's few ms are never reported).
+    for x in (a, b):
+        assert displayed(x, "ping")
+        ping, lag = x.execute_script(
+            "const s = window.quizduel.state, me = s.duel.players.find((p) => p.id === s.player.id);"
+            "return [document.getElementById('ping').textContent, me.lag_ms];")
+        assert re.fullmatch(r"ping (—|\d+ ms)", ping)
+        assert ping == (f"ping {lag} ms" if lag > 0 else "ping —")
     a.save_screenshot(str(SHOTS / "question.png"))
     right = server.correct_choice(duel, 0)
     watch_for_red(a, right)

@@ -47,6 +47,8 @@
  * @property {number} rating     the rating in the duel's bank before the duel, rounded
  * @property {number} score
  * @property {boolean} connected
+ * @property {number} lag_ms     the capped round trip in ms the server measured for the player and
+ *   credits their answers by; 0 while not measured, or when compensation is off (added, issue 26)
  */
 
 /**
@@ -66,7 +68,9 @@
  * @typedef {Object} DuelAnswer
  * @property {string} player
  * @property {boolean} correct
- * @property {number} at_ms
+ * @property {number} at_ms      when it arrived, on the server's clock
+ * @property {number} credit_ms  how much earlier than `at_ms` it counted: its author's lag, less any
+ *   part before the question opened (added, issue 26)
  */
 
 /**
@@ -597,7 +601,9 @@ export class QuizDuelClient {
   cancel(options) { return this.request("cancel", {}, options); }
 
   /**
-   * Answers the open question.
+   * Answers the open question. A right answer's reply may wait until the question settles
+   * (issue 26): until no player farther away could still arrive credited earlier, at most
+   * the server's lag cap (250 ms by default).
    * @param {string} duelId
    * @param {number} questionIndex
    * @param {number | Submission} answer  a choice counted from 0 (`single`, `boolean`), or

@@ -21,7 +21,6 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     private let router: RequestRouter
     private let periodic: PeriodicJobs
     private let status: StatusPages
-    private let lags: LagReports
     /// The server-wide cap: as configured, or the open-file limit minus room for the
     /// database connections, the listener and files, so that a flood is refused here
     /// rather than failing accept() with EMFILE.
@@ -42,7 +41,6 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
             connections: connections, replies: replies, jobs: jobs, timer: timer,
             lanes: lanes, metrics: metrics, instance: instance,
             measuresLag: LagPolicy(capMs: configuration.network.fairCapMs).isOn, logger: logger)
-        lags = LagReports(policy: LagPolicy(capMs: configuration.network.fairCapMs), delivery: delivery)
         let periodic = PeriodicJobs(
             configuration: configuration, connections: connections, jobs: jobs, delivery: delivery, timer: timer,
             lanes: lanes, metrics: metrics, instance: instance, logger: logger)
@@ -153,7 +151,7 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
     }
 
     func measured(_ connection: Connection, kernelRttUs: UInt32?) {
-        lags.measured(connection, kernelRttUs: kernelRttUs)
+        router.measured(connection, kernelRttUs: kernelRttUs)
     }
 
     func http(path: String) -> HTTPResponse {

@@ -18,6 +18,8 @@ final class GameRequests: @unchecked Sendable {
     let instance: String
     /// Starts a matcher pass (``PeriodicJobs/runMatcher(concurrent:)``): a new waiter may complete a pair.
     let matchNow: () -> Void
+    /// Players' measured lags, reported to their games (issue 26).
+    let lags: LagReports
 
     init(configuration: ServerConfiguration, connections: ConnectionTable, replies: Replies, jobs: ServerJobs,
          delivery: DuelDelivery, notifications: PlayerNotifications, metrics: Metrics, instance: String,
@@ -31,6 +33,7 @@ final class GameRequests: @unchecked Sendable {
         self.metrics = metrics
         self.instance = instance
         self.matchNow = matchNow
+        lags = LagReports(policy: LagPolicy(capMs: configuration.network.fairCapMs), delivery: delivery)
     }
 
     func answer(

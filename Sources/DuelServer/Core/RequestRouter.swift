@@ -26,6 +26,11 @@ final class RequestRouter: @unchecked Sendable {
         self.metrics = metrics
     }
 
+    /// A round-trip pong came back (issue 26): the player's game may hear a new lag.
+    func measured(_ connection: Connection, kernelRttUs: UInt32?) {
+        games.lags.measured(connection, kernelRttUs: kernelRttUs)
+    }
+
     func received(_ connection: Connection, text: [UInt8]) {
         let arrivedMs = Clock.nowMs()
         metrics.messagesReceived += 1

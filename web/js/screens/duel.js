@@ -51,6 +51,7 @@ function render() {
   $("end-practice").hidden = !solo;
   $("me-name").textContent = mine.username;
   $("me-score").textContent = mine.score;
+  renderPing(mine);
   if (theirs) {
     $("opp-name").textContent = theirs.username;
     $("opp-score").textContent = theirs.score;
@@ -116,6 +117,14 @@ function render() {
     tick();
     tickEvery(100, tick);
   }
+}
+
+// My round trip as the server measured it (issue 26: my answers count that much earlier). 0 until
+// the server reports one (it reports a change of 3 ms or more, so a near player may stay at 0),
+// and always with compensation off: shown as "ping —".
+function renderPing(me) {
+  const lag = me.lag_ms ?? 0;
+  $("ping").textContent = lag > 0 ? `ping ${lag} ms` : "ping —";
 }
 
 // The answer input of each question type: choice buttons (single, boolean), check boxes and a
