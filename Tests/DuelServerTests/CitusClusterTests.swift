@@ -117,6 +117,50 @@ enum CitusCluster {
         #expect(stored == accepted)
     }
 
+    /// Issue 26 on the cluster: a `lag` input, an answer that waits for the settle and the far
+    /// player's answer that wins it go through the lanes on single-shard connections, log
+    /// their inputs, and store the far player's answer alone.
+    @Test func aSettledRaceRunsOnOneShard() async throws {
+        let url = try CitusCluster.url()
+        let db = try PGConnection(url)
+        defer { db.close() }
+        let shards = try ShardMap.load(db)
+        let bank = try #require(try QuizRepository(db).bank(slug: "general-science"))
+        let players = try CitusCluster.players(2, on: db)
+        for player in players { _ = try QueueRepository(db).enqueue(player: player, bank: bank.slug) }
+        let duel = try #require(try QueueRepository(db).claimPairs(
+            bankID: bank.id, policy: MatchPolicy(), configuration: DuelConfiguration(countdownMs: 0, questionCount: 3),
+            nowMs: 20_000).first)
+        let key = try db.query("""
+            SELECT q.correct_choice FROM duel_questions dq JOIN questions q ON q.id = dq.question_id
+             WHERE dq.duel_id = \(duel.duelID)::uuid AND dq.question_index = 0
+            """)[0].int("correct_choice")
+        let before = try CitusCluster.twoPhaseCommits(db)
+        let lanes = DuelLanes(conninfo: CitusCluster.singleShardOnly(url), count: 1, origin: "citus-fair", shards: shards,
+                              logger: .init(label: "citus-fair"))
+        defer { lanes.shutdown() }
+        func submit(_ input: DuelInput) async -> Result<DuelUpdate?, Error> {
+            await withCheckedContinuation { done in lanes.submit(duel: duel.duelID, input) { done.resume(returning: $0) } }
+        }
+        let (near, far) = (duel.players[0], duel.players[1])
+        _ = try await submit(.lag(player: far, lagMs: 200, atMs: 20_100)).get()
+        let waiting = try await submit(.answer(player: near, questionIndex: 0, choice: key, atMs: 20_400)).get()
+        #expect(waiting?.outcome == .settling)
+        let won = try await submit(.answer(player: far, questionIndex: 0, choice: key, atMs: 20_540)).get()
+        #expect(won?.outcome == .answered(correct: true, points: 200))
+        #expect(try CitusCluster.twoPhaseCommits(db) == before)
+        let logged = try db.query("""
+            SELECT kind || ':' || coalesce(lag_ms::text, '-') AS input FROM duel_inputs
+             WHERE duel_id = \(duel.duelID)::uuid ORDER BY n
+            """).map { try $0.string("input") }
+        #expect(logged == ["lag:200", "answer:-", "answer:-"])
+        // One answer row: the far player's, the winner.
+        let stored = try db.query("""
+            SELECT player_id::text AS player FROM duel_answers WHERE duel_id = \(duel.duelID)::uuid
+            """).map { try $0.string("player") }
+        #expect(stored == [far])
+    }
+
     /// 200 races of two right answers to one question, each on its own connection: exactly one
     /// wins each, and finishing each duel twice at once rates it once.
     @Test func twoHundredAnswerRacesHaveExactlyOneWinnerEach() async throws {
