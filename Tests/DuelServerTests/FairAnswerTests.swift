@@ -174,4 +174,71 @@ import Testing
         #expect(proxiedCredits.count == 3 && proxiedCredits.allSatisfy { $0 >= 150 && $0 <= 250 },
                 "proxied credits \(proxiedCredits)")
     }
+
+    /// Answers one question of a fresh duel between `near` and `far` (already signed in): the
+    /// near player answers right after `nearReactionMs`, the far one (when `farAnswers`) after
+    /// `farReactionMs`. Returns the near player's reply, how long it took, and the reveal.
+    static func oneQuestion(_ server: TestServer, near: TestPlayer, far: TestPlayer, nearReactionMs: Int,
+                            farAnswers: Bool, farReactionMs: Int = 0) async throws -> (JSONValue, Int, JSONValue?) {
+        _ = try await near.client.request("queue", ["bank": "world-capitals"])
+        _ = try await far.client.request("queue", ["bank": "world-capitals"])
+        guard let start = await near.client.nextEvent("init"), let id = start["duel_id"]?.string,
+              await far.client.nextEvent("init") != nil
+        else { throw DuelClientError.timeout("init") }
+        let key = try correctChoice(server, duel: id, index: 0)
+        async let farPlays: Void = {
+            guard farAnswers, await far.client.nextEvent("question") != nil else { return }
+            try await Task.sleep(for: .milliseconds(farReactionMs))
+            _ = try await far.client.request("answer", ["duel_id": .string(id), "question_index": 0, "choice": .number(key)])
+        }()
+        guard await near.client.nextEvent("question") != nil else { throw DuelClientError.timeout("question") }
+        try await Task.sleep(for: .milliseconds(nearReactionMs))
+        let sent = ContinuousClock.now
+        let reply = try await near.client.request("answer", ["duel_id": .string(id), "question_index": 0, "choice": .number(key)])
+        let waited = Int((ContinuousClock.now - sent).components.attoseconds / 1_000_000_000_000_000)
+            + Int((ContinuousClock.now - sent).components.seconds) * 1_000
+        try await farPlays
+        let reveal = await near.client.nextEvent("reveal", timeout: .seconds(5))
+        return (reply, waited, reveal)
+    }
+
+    /// Nobody beats the near player's answer: it waits for the far player (lag about 200 ms),
+    /// the settle's timer judges it, and the held reply then says it won.
+    @Test func aSettleNobodyBeatsIsJudgedByItsTimerAndTheReplyFollows() async throws {
+        let server = try Self.server(capMs: 250)
+        defer { server.stop() }
+        let proxy = try DelayProxy(targetPort: server.port, upMs: 100, downMs: 100, sourceAddress: "127.0.0.2")
+        defer { proxy.stop() }
+        let near = try await TestPlayer.signUp(server.url)
+        let far = try await TestPlayer.signUp("ws://127.0.0.1:\(proxy.port)/duel")
+        let (reply, waited, reveal) = try await Self.oneQuestion(server, near: near, far: far, nearReactionMs: 300,
+                                                                  farAnswers: false)
+        #expect(reply["data"]?["correct"] == true, "\(reply.serialized)")
+        #expect(waited >= 150 && waited < 1_000, "the reply came after \(waited) ms")
+        #expect(reveal?["record"]?["reveal"]?["points"]?[near.id] != .int(0))
+    }
+
+    /// Two instances: the near player's answer waits on one, the far player's wins on the
+    /// other (its lane judges the settle), and the first instance's held reply comes from the
+    /// reveal it hears: `locked_out`.
+    @Test func aSettleJudgedOnAnotherInstanceRepliesThroughItsReveal() async throws {
+        let first = try Self.server(capMs: 250)
+        defer { first.stop() }
+        let second = try first.another {
+            $0.network.fairCapMs = 250
+            $0.network.trustedProxies = ["127.0.0.2"]
+            $0.duel = DuelConfiguration(countdownMs: 2_500, answerWindowMs: 2_000, revealMs: 100, abandonAfterMs: 10_000,
+                                        questionCount: 10)
+        }
+        defer { second.stop() }
+        let proxy = try DelayProxy(targetPort: second.port, upMs: 100, downMs: 100, sourceAddress: "127.0.0.2")
+        defer { proxy.stop() }
+        let near = try await TestPlayer.signUp(first.url)
+        let far = try await TestPlayer.signUp("ws://127.0.0.1:\(proxy.port)/duel")
+        // Far reacts 60 ms sooner; its answer arrives 140 ms after the near one's.
+        let (reply, _, reveal) = try await Self.oneQuestion(first, near: near, far: far, nearReactionMs: 300,
+                                                             farAnswers: true, farReactionMs: 240)
+        #expect(reply["code"] == "locked_out", "\(reply.serialized)")
+        #expect(reveal?["record"]?["reveal"]?["points"]?[far.id] != .int(0))
+    }
 }

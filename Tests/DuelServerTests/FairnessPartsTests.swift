@@ -51,6 +51,31 @@ import Testing
         #expect(probe.duel == nil && probe.reported == 0)
     }
 
+    /// Pings every second until three samples, then every five seconds for a near player and
+    /// every second for a far one; none outside a game; the first one phased.
+    @Test func pingsComeEverySecondForFarPlayersAndEveryFiveForNearOnes() {
+        var probe = RoundTripProbe()
+        let outside = probe.wantsPing(nowUs: 0, phaseUs: 0)
+        probe.measure("d1")
+        let early = probe.wantsPing(nowUs: 1_000, phaseUs: 300_000)
+        let phased = probe.wantsPing(nowUs: 301_000, phaseUs: 300_000)
+        #expect(!outside && !early && phased)
+        var now: Int64 = 301_000
+        for _ in 0..<3 {
+            let ping = probe.nextPing(nowUs: now)
+            #expect(probe.nextPingUs == now + 1_000_000)
+            now += 1_000
+            _ = ping.withUnsafeBytes { probe.pong($0, nowUs: now) }.map { probe.estimate.add($0) }
+            now += 999_000
+        }
+        // Three samples of 1 ms: near, so five seconds.
+        _ = probe.nextPing(nowUs: now)
+        #expect(probe.nextPingUs == now + 5_000_000)
+        for _ in 0..<9 { probe.estimate.add(80) }
+        _ = probe.nextPing(nowUs: now)
+        #expect(probe.nextPingUs == now + 1_000_000)
+    }
+
     @Test func aHeldReplyTakesItsVerdictFromItsQuestionsReveal() throws {
         var (duel, _) = Duel.start(
             id: "d", bank: "b",

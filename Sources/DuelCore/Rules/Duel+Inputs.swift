@@ -36,7 +36,13 @@ extension Duel {
             // connection on another instance may not have been seen yet): rule 8's clock stops.
             players[seat].connected = true
             players[seat].disconnectedAtMs = nil
-            if correct || round.isSettling {
+            if correct && !round.isSettling && settleTime(of: answer, in: round) <= atMs {
+                // Nobody could have answered earlier (everyone near, or everyone answered): rule
+                // 4 at once, version 1's path, with nothing to wait for.
+                judge(answer, questionIndex: questionIndex, atMs: atMs, into: &step)
+                step.outcome = .answered(correct: true, points: points)
+                reveal(cause: .won, atMs: atMs, into: &step)
+            } else if correct || round.isSettling {
                 // Rule 4 by credited time: a first correct answer wins only once no one still
                 // able to answer could arrive credited earlier (``settle(questionIndex:atMs:into:)``).
                 rounds[questionIndex].pending = (round.pending ?? []) + [answer]

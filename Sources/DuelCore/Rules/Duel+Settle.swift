@@ -17,7 +17,7 @@ extension Duel {
     /// arrives in time after it (rule 3 stays on the server's clock).
     func settleTime(of leader: DuelAnswer, in round: DuelRound) -> Int64 {
         var latest = leader.creditedAtMs
-        for player in players where player.leftAtMs == nil && round.answer(of: player.id) == nil {
+        for player in players where player.leftAtMs == nil && player.id != leader.player && round.answer(of: player.id) == nil {
             latest = max(latest, leader.creditedAtMs + (player.lagMs ?? 0))
         }
         return min(latest, round.deadlineMs + 1)

@@ -4,7 +4,17 @@
 /// A ping carries a tag byte and a sequence number; its pong must echo them (RFC 6455 5.5.3),
 /// so a pong is matched to its ping without trusting any time the client could write.
 /// A pong for an unknown number (forged, or from a ping already dropped) is ignored.
+///
+/// How often: every second until three samples are in, and for a player whose round trip is
+/// long enough to be credited; every five seconds for a near one (under ``nearMs``, which no lag
+/// report would change), so a near player whose network worsens is seen within five seconds.
+/// At human pace a ping and its pong cost the server about 10 µs, six times the answers' rate
+/// at one a second for everyone: bench/NOTES.md, item 30.
 struct RoundTripProbe {
+    /// Below this a round trip earns no credit worth reporting (``LagPolicy/reportStepMs``).
+    static let nearMs = 3.0
+    static let intervalUs: Int64 = 1_000_000
+    static let nearIntervalUs: Int64 = 5_000_000
     /// The first payload byte of a round-trip ping (liveness pings carry `Q`).
     static let tag: UInt8 = 0x52
     /// Pings whose pong is still awaited; the oldest goes when a fifth leaves.
@@ -17,11 +27,24 @@ struct RoundTripProbe {
     var reported: Int64 = 0
     /// A ping should go out at the next writable callback.
     var due = false
+    /// When the next ping is due (monotonic µs); 0 until the first is planned.
+    private(set) var nextPingUs: Int64 = 0
     /// The socket's peer is the client (not a trusted proxy): the kernel's RTT bounds the lag.
     var direct = true
 
+    /// Whether a ping should be asked for at `nowUs` (in a game, none waiting to be written).
+    /// The first of a game is planned `phaseUs` from now, so that the pings of players who
+    /// start together spread over the sweep's ticks instead of leaving in one burst.
+    mutating func wantsPing(nowUs: Int64, phaseUs: Int64) -> Bool {
+        guard duel != nil, !due else { return false }
+        if nextPingUs == 0 { nextPingUs = nowUs + phaseUs }
+        return nowUs >= nextPingUs
+    }
+
     /// The payload of the next ping, remembered as sent at `nowUs`.
     mutating func nextPing(nowUs: Int64) -> [UInt8] {
+        let near = estimate.samples.count >= 3 && (estimate.estimateMs ?? 0) < Self.nearMs
+        nextPingUs = nowUs + (near ? Self.nearIntervalUs : Self.intervalUs)
         nextSeq &+= 1
         out.append((nextSeq, nowUs))
         if out.count > 4 { out.removeFirst() }
@@ -44,5 +67,6 @@ struct RoundTripProbe {
         guard game != duel else { return }
         duel = game
         reported = 0
+        nextPingUs = 0
     }
 }

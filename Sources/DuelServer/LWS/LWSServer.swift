@@ -61,7 +61,7 @@ final class LWSServer: @unchecked Sendable, Transport {
     func start(handler: any WebSocketHandler) {
         self.handler = handler
         timers.sweep = quizduel_ev_timer_new(lwsSweepFired, Unmanaged.passUnretained(self).toOpaque())
-        if let sweep = timers.sweep { quizduel_ev_timer_arm(loop, sweep, 1) }
+        if let sweep = timers.sweep { quizduel_ev_timer_arm(loop, sweep, 0.1) }
         let thread = Thread { [self] in
             // Returns when the wake-up that sees `stopping` breaks the loop.
             quizduel_ev_run(loop)
@@ -110,9 +110,24 @@ final class LWSServer: @unchecked Sendable, Transport {
         quizduel_ev_loop_destroy(loop)
     }
 
-    /// Pings the connections that went quiet and drops those that stayed quiet. Once a
-    /// second on the lws thread; a ping goes out at the connection's next writable callback.
+    /// Every 100 ms on the lws thread: asks for the round-trip pings that are due (issue 26), and
+    /// once a second pings the connections that went quiet and drops those that stayed quiet.
+    /// A ping goes out at the connection's next writable callback.
     fileprivate func sweep() {
+        timers.ticks += 1
+        let nowUs = Clock.monotonicUs()
+        for (connection, wsi) in connections.byID.values where !connection.isClosed {
+            // Spread over ten ticks by the connection's number.
+            if connection.probe.wantsPing(nowUs: nowUs, phaseUs: Int64(connection.id % 10) * 100_000) {
+                connection.probe.due = true
+                lws_callback_on_writable(wsi)
+            }
+        }
+        if timers.ticks % 10 == 0 { sweepLiveness() }
+        if let sweep = timers.sweep { quizduel_ev_timer_arm(loop, sweep, 0.1) }
+    }
+
+    private func sweepLiveness() {
         let now = Clock.nowMs()
         for (connection, wsi) in connections.byID.values where !connection.isClosed {
             switch liveness.verdict(lastHeardMs: connection.liveness.lastHeardMs, pinged: connection.liveness.pinged, nowMs: now) {
@@ -126,13 +141,7 @@ final class LWSServer: @unchecked Sendable, Transport {
                 // A peer this quiet will not read a close frame: drop the socket.
                 lws_set_timeout(wsi, PENDING_TIMEOUT_WS_PONG_CHECK_GET_PONG, LWS_TO_KILL_ASYNC)
             }
-            // A player in a game is pinged every second for their round trip (issue 26).
-            if connection.probe.duel != nil && !connection.probe.due {
-                connection.probe.due = true
-                lws_callback_on_writable(wsi)
-            }
         }
-        if let sweep = timers.sweep { quizduel_ev_timer_arm(loop, sweep, 1) }
     }
 
     // MARK: - Used by the handler, on the lws thread
