@@ -26,8 +26,10 @@ public final class DelayProxy: @unchecked Sendable {
     private var peer: [Int32: Int32] = [:]
     /// Client sockets (their bytes go up), and the WebSocket frame parser of each (pongsOnly).
     private var parsers: [Int32: UpstreamFrames] = [:]
-    /// Bytes waiting, in due order per direction: (due µs, to socket, bytes; empty = close).
+    /// Bytes waiting, in due order: (due µs, to socket, bytes; empty = close), from `head` on
+    /// (a moving head, not removeFirst: thousands wait at once in the fairness scenario).
     private var queue: [(dueUs: Int64, fd: Int32, bytes: [UInt8])] = []
+    private var head = 0
 
     public init(targetPort: Int, upMs: Int, downMs: Int, pongsOnly: Bool = false, sourceAddress: String? = nil) throws {
         delays = (Int64(upMs) * 1_000, Int64(downMs) * 1_000, pongsOnly)
@@ -84,7 +86,7 @@ public final class DelayProxy: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while !stopping {
             let now = Self.nowUs()
-            let wait = queue.first.map { Int32(max(0, min(50, ($0.dueUs - now + 999) / 1_000))) } ?? 50
+            let wait = head < queue.count ? Int32(max(0, min(50, (queue[head].dueUs - now + 999) / 1_000))) : 50
             let ready = epoll_wait(epoll, &events, Int32(events.count), wait)
             for event in events.prefix(Int(max(0, ready))) {
                 let fd = withUnsafePointer(to: event) { quizduel_epoll_fd($0) }
@@ -109,9 +111,14 @@ public final class DelayProxy: @unchecked Sendable {
                 }
             }
             let time = Self.nowUs()
-            while let first = queue.first, first.dueUs <= time {
-                queue.removeFirst()
+            while head < queue.count, queue[head].dueUs <= time {
+                let first = queue[head]
+                head += 1
                 if first.bytes.isEmpty { closePair(first.fd) } else { forward(first.bytes, to: first.fd) }
+            }
+            if head > 4_096 && head * 2 > queue.count {
+                queue.removeFirst(head)
+                head = 0
             }
         }
         for fd in peer.keys { close(fd) }
@@ -123,7 +130,7 @@ public final class DelayProxy: @unchecked Sendable {
     /// unless the two directions' delays differ).
     private func enqueue(_ item: (dueUs: Int64, fd: Int32, bytes: [UInt8])) {
         var at = queue.count
-        while at > 0 && queue[at - 1].dueUs > item.dueUs { at -= 1 }
+        while at > head && queue[at - 1].dueUs > item.dueUs { at -= 1 }
         queue.insert(item, at: at)
     }
 
