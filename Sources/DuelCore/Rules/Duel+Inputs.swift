@@ -135,20 +135,11 @@ extension Duel {
     /// The server measured the player's lag (issue 26). Emits no event: it shows in the next
     /// event's record.
     public mutating func measured(_ player: PlayerID, lagMs: Int64, atMs: Int64) -> DuelStep {
-        var step = DuelStep()
-        catchUp(nowMs: atMs, into: &step)
-        if let seat = seat(of: player) {
-            if phase == .finished {
-                step.outcome = .rejected(ProtocolError(.duelOver))
-            } else if players[seat].lagMs != max(0, lagMs) {
-                players[seat].lagMs = max(0, lagMs)
-                step.stateTouched = true
-            }
-        } else {
-            step.outcome = .rejected(ProtocolError(.notInDuel))
+        changePlayer(player, atMs: atMs) { seat in
+            guard seat.lagMs != max(0, lagMs) else { return false }
+            seat.lagMs = max(0, lagMs)
+            return true
         }
-        finishStep(&step)
-        return step
     }
 
     /// The player's last connection closed: the abandonment clock starts (rule 8).
@@ -164,14 +155,26 @@ extension Duel {
     }
 
     private mutating func setConnected(_ connected: Bool, player: PlayerID, atMs: Int64) -> DuelStep {
+        changePlayer(player, atMs: atMs) { seat in
+            guard seat.connected != connected else { return false }
+            seat.connected = connected
+            seat.disconnectedAtMs = connected ? nil : atMs
+            return true
+        }
+    }
+
+    /// A change of one player's standing that emits no event (presence, lag): the deadlines due
+    /// first, then `change`, which says whether it changed anything, then what that made due
+    /// (an abandonment). Refused for a stranger or a finished duel.
+    private mutating func changePlayer(
+        _ player: PlayerID, atMs: Int64, _ change: (inout DuelPlayer) -> Bool
+    ) -> DuelStep {
         var step = DuelStep()
         catchUp(nowMs: atMs, into: &step)
         if let seat = seat(of: player) {
             if phase == .finished {
                 step.outcome = .rejected(ProtocolError(.duelOver))
-            } else if players[seat].connected != connected {
-                players[seat].connected = connected
-                players[seat].disconnectedAtMs = connected ? nil : atMs
+            } else if change(&players[seat]) {
                 step.stateTouched = true
                 catchUp(nowMs: atMs, into: &step)
             }
