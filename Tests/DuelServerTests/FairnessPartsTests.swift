@@ -51,9 +51,9 @@ import Testing
         #expect(probe.duel == nil && probe.reported == 0)
     }
 
-    /// Pings every second until three samples, then every five seconds for a near player and
+    /// Pings every second until three samples show a near connection, which is not pinged again;
     /// every second for a far one; none outside a game; the first one phased.
-    @Test func pingsComeEverySecondForFarPlayersAndEveryFiveForNearOnes() {
+    @Test func pingsComeEverySecondUntilAConnectionIsKnownToBeNear() {
         var probe = RoundTripProbe()
         let outside = probe.wantsPing(nowUs: 0, phaseUs: 0)
         probe.measure("d1")
@@ -68,12 +68,15 @@ import Testing
             _ = ping.withUnsafeBytes { probe.pong($0, nowUs: now) }.map { probe.estimate.add($0) }
             now += 999_000
         }
-        // Three samples of 1 ms: near, so five seconds.
-        _ = probe.nextPing(nowUs: now)
-        #expect(probe.nextPingUs == now + 5_000_000)
+        // Three samples of 1 ms: near, no more pings, in this game or the next.
+        let near = probe.wantsPing(nowUs: now + 10_000_000, phaseUs: 0)
+        probe.measure("d2")
+        let nextGame = probe.wantsPing(nowUs: now + 20_000_000, phaseUs: 0)
+        #expect(probe.isNear && !near && !nextGame)
         for _ in 0..<9 { probe.estimate.add(80) }
-        _ = probe.nextPing(nowUs: now)
-        #expect(probe.nextPingUs == now + 1_000_000)
+        let far = probe.wantsPing(nowUs: now + 30_000_000, phaseUs: 0)
+        _ = probe.nextPing(nowUs: now + 30_000_000)
+        #expect(far && probe.nextPingUs == now + 31_000_000)
     }
 
     @Test func aHeldReplyTakesItsVerdictFromItsQuestionsReveal() throws {
