@@ -74,6 +74,11 @@ import Testing
         let nextGame = probe.wantsPing(nowUs: now + 20_000_000, phaseUs: 0)
         #expect(probe.isNear && !near && !nextGame)
         for _ in 0..<9 { probe.estimate.add(80) }
+        // 80 ms by the pings, but the kernel saw 0.5 ms: a busy loop, not a far client.
+        probe.kernelRttUs = 500
+        let busy = probe.wantsPing(nowUs: now + 25_000_000, phaseUs: 0)
+        probe.kernelRttUs = nil
+        #expect(!busy)
         let far = probe.wantsPing(nowUs: now + 30_000_000, phaseUs: 0)
         _ = probe.nextPing(nowUs: now + 30_000_000)
         #expect(far && probe.nextPingUs == now + 31_000_000)

@@ -41,8 +41,18 @@ struct RoundTripProbe {
         return nowUs >= nextPingUs
     }
 
-    /// Three samples or more, and a round trip too short to credit.
-    var isNear: Bool { estimate.samples.count >= 3 && (estimate.estimateMs ?? 0) < Self.nearMs }
+    /// The socket's lowest round trip as the kernel saw it at the last pong (µs); nil behind a
+    /// trusted proxy, where it is the proxy's.
+    var kernelRttUs: UInt32?
+
+    /// Three samples or more, and a round trip too short to credit. The kernel's bound counts,
+    /// as it does for the lag (``LagPolicy/lag(estimateMs:kernelRttUs:)``): a busy loop on either
+    /// side stretches the pings of a client next door, not its socket's round trip.
+    var isNear: Bool {
+        guard estimate.samples.count >= 3, var creditable = estimate.estimateMs else { return false }
+        if let kernelRttUs { creditable = min(creditable, Double(kernelRttUs) / 1_000 + LagPolicy.kernelSlackMs) }
+        return creditable < Self.nearMs
+    }
 
     /// The payload of the next ping, remembered as sent at `nowUs`.
     mutating func nextPing(nowUs: Int64) -> [UInt8] {

@@ -231,7 +231,8 @@ final class LWSServer: @unchecked Sendable, Transport {
             if let input, connection.probe.pong(UnsafeRawBufferPointer(start: input, count: length),
                                                 nowUs: Clock.monotonicUs()).map({ connection.probe.estimate.add($0) }) != nil {
                 let kernel = connection.probe.direct ? quizduel_tcp_min_rtt_us(lws_get_socket_fd(wsi)) : 0
-                handler?.measured(connection, kernelRttUs: kernel > 0 ? kernel : nil)
+                connection.probe.kernelRttUs = kernel > 0 ? kernel : nil
+                handler?.measured(connection, kernelRttUs: connection.probe.kernelRttUs)
             }
             return 0
 
