@@ -88,6 +88,22 @@ def click_choice(browser, i):
     wait(browser, attempt, timeout=5)
 
 
+# Screens under Profile (the tab bar has five tabs: Play, Quizzes, Friends, Leaderboard, Profile).
+UNDER_PROFILE = ("history", "mistakes", "notifications")
+
+
+def go_to(browser, name):
+    """Opens screen `name` as a player does: its tab in the bottom bar, or, for the screens under
+    Profile (history, mistakes, notifications), the Profile tab and then its entry there."""
+    if name in UNDER_PROFILE:
+        browser.find_element(By.CSS_SELECTOR, '#nav button[data-go="profile"]').click()
+        wait(browser, lambda b: displayed(b, "screen-profile"))
+        browser.find_element(By.CSS_SELECTOR, f'#screen-profile button[data-go="{name}"]').click()
+    else:
+        browser.find_element(By.CSS_SELECTOR, f'#nav button[data-go="{name}"]').click()
+    wait(browser, lambda b: displayed(b, f"screen-{name}"))
+
+
 def sign_up(browser, server, name):
     browser.get(server.url)
     wait(browser, EC.visibility_of_element_located((By.ID, "username"))).send_keys(name)

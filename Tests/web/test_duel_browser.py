@@ -5,7 +5,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
-from helpers import (SHOTS, choice, click_choice, displayed, duel_id, end_screen, matched_pair, picked_right,
+from helpers import (SHOTS, choice, click_choice, displayed, duel_id, end_screen, go_to, matched_pair, picked_right,
                      picked_wrong, question_open, revealed, saw_every_event, shown_red, sign_up_pair, text, wait,
                      watch_for_red)
 
@@ -83,17 +83,23 @@ def test_a_whole_duel_in_two_browsers(server, browsers):
     # delivers each seq once and fills gaps before going on).
     saw_every_event(server, duel, a, b)
 
-    # The other screens.
-    a.find_element(By.CSS_SELECTOR, 'button[data-go="leaderboard"]').click()
+    # The end screen's recap: every question, my answer and the key (issue 27).
+    assert len(a.find_elements(By.CSS_SELECTOR, "#end-recap > li")) == 3
+    assert "Right answer:" in text(a, "end-recap") and "You:" in text(a, "end-recap")
+
+    # The other screens. The leaderboard opens on the bank just played (issue 27).
+    go_to(a, "leaderboard")
     wait(a, lambda x: len(x.find_elements(By.CSS_SELECTOR, "#lb-bank option")) >= 3)
-    Select(a.find_element(By.ID, "lb-bank")).select_by_value("world-capitals")
+    assert Select(a.find_element(By.ID, "lb-bank")).first_selected_option.get_attribute("value") == "world-capitals"
     wait(a, lambda x: ada in text(x, "lb-list") or bo in text(x, "lb-list"))
-    a.find_element(By.CSS_SELECTOR, 'button[data-go="history"]').click()
+    # History shows the bank's title, not its slug.
+    go_to(a, "history")
     wait(a, lambda x: bo in text(x, "history"))
-    b.find_element(By.CSS_SELECTOR, 'button[data-go="mistakes"]').click()
+    assert "World capitals:" in text(a, "history") and "world-capitals" not in text(a, "history")
+    go_to(b, "mistakes")
     wait(b, lambda x: "Right answer:" in text(x, "mistakes"))
     b.save_screenshot(str(SHOTS / "mistakes.png"))
-    b.find_element(By.CSS_SELECTOR, 'button[data-go="profile"]').click()
+    go_to(b, "profile")
     wait(b, lambda x: "Games" in text(x, "profile"))
 
 

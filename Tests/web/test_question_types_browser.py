@@ -3,6 +3,7 @@ number field that submit on Enter, and the key of each shown at the reveal."""
 import random
 import time
 
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -50,7 +51,14 @@ def answer_field(browser, value):
 
 def play(browser, slug, wrong_text=False, shots=False):
     """Practises `slug` through the UI, answering each type by its own input; returns the types seen."""
-    browser.find_element(By.CSS_SELECTOR, f'#banks button[data-practice="{slug}"]').click()
+    # The bank list re-renders as it learns titles and counts: click whichever button is there.
+    def start(b):
+        try:
+            b.find_element(By.CSS_SELECTOR, f'#banks button[data-practice="{slug}"]').click()
+            return True
+        except (StaleElementReferenceException, NoSuchElementException):
+            return False
+    wait(browser, start)
     wait(browser, lambda b: duel_id(b) is not None and displayed(b, "screen-duel"))
     seen = []
     for i in range(3):

@@ -1,13 +1,17 @@
 // The QuizDuel browser client's entry: wires the screens to the connection's life (sign-in with
 // the stored token, reconnects, resuming the live game, server errors), then connects. The
 // connection's resilience (reconnect, re-auth, resume, seq order) and the server's clock live in
-// quizduel-client.js; what the page knows lives in store.js; each screen in screens/ (and
-// quizzes.js, progress.js) draws itself and names its route in router.js.
+// quizduel-client.js; what the page knows lives in store.js; the words in i18n.js and the
+// catalogues in /i18n/; each screen in screens/ (and quizzes.js, progress.js) draws itself and
+// names its route in router.js.
+import "./i18n.js"; // first: the catalogue loads before any screen draws
 import { client } from "./connection.js";
 import { $, status, flash } from "./ui.js";
 import { show, shown, go } from "./router.js";
 import { state, signIn, setRoom } from "./store.js";
-import { endSession } from "./screens/auth.js";
+import { t } from "./i18n.js";
+import { errorText } from "./errors.js";
+import { endSession, authMode } from "./screens/auth.js";
 import "./screens/home.js";
 import { resumeDuel } from "./screens/duel.js";
 import "./screens/end.js";
@@ -15,6 +19,7 @@ import { refreshChallenges } from "./screens/friends.js";
 import { joinLinkedRoom } from "./screens/room.js";
 import "./screens/leaderboard.js";
 import "./screens/history.js";
+import "./screens/settings.js";
 import "./quizzes.js";
 import "./progress.js";
 
@@ -27,7 +32,7 @@ client.on("open", () => {
 });
 
 client.on("down", () => {
-  if (state.player) status("Reconnecting…");
+  if (state.player) status(t("app.reconnecting"));
 });
 
 // Signed in with the stored token (page load, and after every reconnect). The client
@@ -48,17 +53,17 @@ client.on("authenticated", ({ player, duel }) => {
 });
 
 // The stored token was refused (the session ended, or the account is disabled).
-client.on("signedout", ({ message }) => {
+client.on("signedout", (error) => {
   endSession();
   status("");
   show("auth");
-  $("auth-error").textContent = `Your session ended (${message}). Log in again.`;
+  authMode("login", error.code === "account_disabled" ? errorText(error) : t("auth.sessionEnded"));
 });
 
 // Errors the server sends on its own, e.g. bank_empty (the queue was dropped) or rate_limited.
-client.on("error", ({ code, message }) => {
-  if (code === "bank_empty" && shown("matching")) go("home");
-  flash(message);
+client.on("error", (error) => {
+  if (error.code === "bank_empty" && shown("matching")) go("home");
+  flash(errorText(error));
 });
 
 client.connect();

@@ -2,13 +2,25 @@
 // the level, the notifications bell with its unseen badge (live), and the profile's XP bar,
 // streak, rating chart (SVG, drawn here), goals, statistics and achievements.
 import { client } from "./connection.js";
-import { $, el, flash, note } from "./ui.js";
+import { $, el, fillList, flash, note, toast, textOn } from "./ui.js";
 import { show, shown, route } from "./router.js";
-import { state } from "./store.js";
-import { fillBankSelects } from "./banks.js";
+import { state, updatePlayer } from "./store.js";
+import { fillBankSelects, bankTitle } from "./banks.js";
+import { t, has, language } from "./i18n.js";
+import { errorText } from "./errors.js";
+import { play } from "./sound.js";
 
-const GOAL_NAMES = { wins: "wins", games: "games", correct_answers: "right answers", mistakes_learned: "mistakes learned" };
 const SVG = "http://www.w3.org/2000/svg";
+
+// Words the server sends in English (level titles and lines, achievements) are shown in the
+// player's language when the catalogue knows them, by the title or the code; as sent otherwise
+// (an operator may have added or renamed some).
+const slug = (text) => String(text ?? "").toLowerCase().replace(/[^a-z0-9]+/g, "_");
+export function levelTitle(title) { return has(`levelTitle.${slug(title)}`) ? t(`levelTitle.${slug(title)}`) : title; }
+function levelLine(title, line) { return has(`levelLine.${slug(title)}`) ? t(`levelLine.${slug(title)}`) : line; }
+function achievementTitle(code, title) { return has(`achievement.${code}.title`) ? t(`achievement.${code}.title`) : title; }
+function achievementText(code, text) { return has(`achievement.${code}.description`) ? t(`achievement.${code}.description`) : text; }
+const goalName = (kind, count) => (has(`goal.count.${kind}`) ? t(`goal.count.${kind}`, { count }) : `${count} ${kind}`);
 
 const view = { oldest: null }; // this screen's own: the oldest notification listed, whether a chart bank was picked
 
@@ -16,16 +28,20 @@ const view = { oldest: null }; // this screen's own: the oldest notification lis
 
 function badge(node, player) {
   node.textContent = String(player.level ?? 1);
+  // The server picks the badge's colour; the number on it is black or white, whichever reads.
   node.style.background = player.level_color ?? "#6b7280";
-  node.setAttribute("aria-label", `Level ${player.level ?? 1}`);
+  node.style.color = textOn(player.level_color ?? "#6b7280");
+  node.setAttribute("role", "img");
+  node.setAttribute("aria-label", t("duel.level", { level: player.level ?? 1 }));
 }
 
 export function greet(player) {
   if (!player || player.level === undefined) { $("greeting").hidden = true; return; }
   $("greeting").hidden = false;
   badge($("greeting-badge"), player);
-  $("greeting-title").textContent = `Level ${player.level}. ${player.level_title}`;
-  $("greeting-line").textContent = `${player.level_line}${player.streak?.current ? ` · ${player.streak.current}-day streak` : ""}`;
+  $("greeting-title").textContent = t("progress.greeting", { level: player.level, title: levelTitle(player.level_title) });
+  const line = levelLine(player.level_title, player.level_line);
+  $("greeting-line").textContent = player.streak?.current ? t("progress.lineStreak", { line, count: player.streak.current }) : line;
 }
 
 // ---- notifications: a bell with the unseen count, live ----
@@ -33,7 +49,7 @@ export function greet(player) {
 function setBadge(count) {
   $("bell-badge").hidden = !count;
   $("bell-badge").textContent = String(count);
-  $("bell").setAttribute("aria-label", count ? `Notifications, ${count} unseen` : "Notifications");
+  $("bell").setAttribute("aria-label", count ? t("notifications.unseen", { count }) : t("nav.notifications"));
 }
 
 export async function refreshBadge() {
@@ -43,21 +59,25 @@ export async function refreshBadge() {
 function describe(n) {
   const d = n.data ?? {};
   switch (n.kind) {
-    case "challenge_received": return `${d.from} challenged you (${d.bank})`;
-    case "challenge_expired": return `Your challenge to ${d.to} expired`;
-    case "achievement": return `Achievement: ${d.title}`;
-    case "level_up": return `Level ${d.level}: ${d.title}`;
-    case "goal_reached": return `Goal reached: ${d.target} ${GOAL_NAMES[d.kind] ?? d.kind} (+${d.xp} XP)`;
-    case "report_resolved": return `A report about your quiz “${d.title}” was dealt with`;
-    case "quiz_unpublished": return `Your quiz “${d.title}” was taken down: ${d.reason}`;
-    case "quiz_promoted": return `Your quiz “${d.title}” is now in ranked play`;
-    default: return n.kind;
+    case "challenge_received": return t("notification.challengeReceived", { name: d.from, bank: bankTitle(d.bank) });
+    case "challenge_expired": return t("notification.challengeExpired", { name: d.to });
+    case "achievement": return t("notification.achievement", { title: achievementTitle(d.code, d.title) });
+    case "level_up": return t("notification.levelUp", { level: d.level, title: levelTitle(d.title) });
+    case "goal_reached": return t("notification.goalReached", { goal: goalName(d.kind, d.target), xp: d.xp });
+    case "report_resolved": return t("notification.reportResolved", { title: d.title });
+    case "quiz_unpublished": return t("notification.quizUnpublished", { title: d.title, reason: d.reason });
+    case "quiz_promoted": return t("notification.quizPromoted", { title: d.title });
+    default: return t("notification.other");
   }
 }
 
+// Achievements and levels get a toast of their own (with a sound); the rest a plain one.
+const TOASTS = { achievement: ["achievement", "🏆"], level_up: ["level", "⭐"], goal_reached: ["achievement", "🎯"],
+  challenge_received: ["challenge", "⚔"] };
+
 function item(n, seen) {
   const li = el("li", { "data-notification": String(n.id) }, describe(n), " ",
-    el("span", { class: "muted" }, new Date(n.created_at).toLocaleString()));
+    el("span", { class: "muted" }, new Date(n.created_at).toLocaleString(language())));
   if (!seen) li.classList.add("unseen");
   return li;
 }
@@ -65,12 +85,17 @@ function item(n, seen) {
 client.on("notification", (event) => {
   const n = event.record;
   if (shown("notifications")) {
-    $("notification-list").prepend(item(n, true));
+    const list = $("notification-list").querySelector("ul");
+    if (list) list.prepend(item(n, true)); else fillList($("notification-list"), [item(n, true)], { empty: "" });
     client.notificationsSeen(n.id).then((d) => setBadge(d.unseen), () => {});
   } else {
     setBadge(Number($("bell-badge").textContent || 0) + 1);
   }
-  flash(describe(n));
+  // A challenge is announced by its own event too (friends.js): one toast is enough.
+  if (n.kind === "challenge_received") return;
+  const [kind, icon] = TOASTS[n.kind] ?? ["info", ""];
+  toast(describe(n), { kind, icon });
+  if (kind === "achievement" || kind === "level") play("toast");
 });
 
 async function notifications(more = false) {
@@ -78,16 +103,16 @@ async function notifications(more = false) {
   try {
     const data = await client.notifications(20, more ? view.oldest ?? undefined : undefined);
     const items = data.notifications;
-    const unseenFrom = items.length - data.unseen; // the newest `unseen` ones are new
+    // The newest `unseen` ones are new.
     const nodes = items.map((n, i) => item(n, more || i >= data.unseen));
-    if (more) $("notification-list").append(...nodes); else $("notification-list").replaceChildren(...nodes);
-    if (!more && !items.length) $("notification-list").append(el("li", { class: "muted" }, "Nothing yet."));
+    const list = $("notification-list").querySelector("ul");
+    if (more && list) list.append(...nodes);
+    else fillList($("notification-list"), nodes, { empty: t("notifications.empty") });
     view.oldest = items.length ? items[items.length - 1].id : view.oldest;
     $("notifications-more").hidden = items.length < 20;
     // Seen now: the badge clears.
     if (!more && items.length) setBadge((await client.notificationsSeen(items[0].id)).unseen);
-    void unseenFrom;
-  } catch (error) { flash(error.message); }
+  } catch (error) { flash(errorText(error)); }
 }
 
 route("notifications", () => notifications(false));
@@ -100,19 +125,21 @@ export async function profile() {
   note("profile-note", "");
   const p = await client.profile().then((d) => d.player, () => null);
   if (!p) return;
+  updatePlayer(p);
   badge($("level-badge"), p);
-  $("level-title").textContent = `Level ${p.level} · ${p.level_title}`;
+  $("level-title").textContent = t("progress.levelTitle", { level: p.level, title: levelTitle(p.level_title) });
   const span = p.next_level_xp - p.level_xp;
   const done = p.xp - p.level_xp;
-  $("xp-text").textContent = `${p.xp} XP · ${p.next_level_xp - p.xp} to level ${p.level + 1}`;
+  $("xp-text").textContent = t("progress.xp", { xp: p.xp, next: p.next_level_xp - p.xp, level: p.level + 1 });
   $("xp-fill").style.width = `${Math.round((100 * done) / span)}%`;
   $("xp-bar").setAttribute("aria-valuenow", String(done));
   $("xp-bar").setAttribute("aria-valuemax", String(span));
-  $("streak").textContent = `Streak: ${p.streak.current} day${p.streak.current === 1 ? "" : "s"} · best ${p.streak.best}`;
-  const facts = [["Username", p.username], ["Games", p.games], ["Wins", p.wins], ["Losses", p.losses], ["Draws", p.draws],
-    ["Total score", p.total_score], ...Object.entries(p.ratings).map(([bank, rating]) => [`Rating: ${bank}`, rating])];
-  $("profile").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))]));
+  $("streak").textContent = t("progress.streak", { count: p.streak.current, best: p.streak.best });
   await fillBankSelects([$("chart-bank")]);
+  const facts = [[t("profile.username"), p.username], [t("profile.games"), p.games], [t("profile.wins"), p.wins],
+    [t("profile.losses"), p.losses], [t("profile.draws"), p.draws], [t("profile.totalScore"), p.total_score],
+    ...Object.entries(p.ratings).map(([bank, rating]) => [t("profile.ratingIn", { bank: bankTitle(bank) }), rating])];
+  $("profile").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))]));
   // The chart opens on a bank the player was rated in (the first one in the list otherwise).
   if (!view.chartChosen) {
     const played = Object.entries(p.ratings).find(([, rating]) => rating !== 1500)?.[0];
@@ -130,7 +157,7 @@ async function chart() {
   const bank = $("chart-bank").value;
   const points = bank ? await client.ratingHistory(bank, 50).then((d) => d.points, () => []) : [];
   const box = $("rating-chart");
-  if (!points.length) { box.replaceChildren(el("p", { class: "muted" }, "Play ranked duels in this bank to see your rating here.")); return; }
+  if (!points.length) { box.replaceChildren(el("p", { class: "empty" }, t("profile.chartEmpty"))); box.setAttribute("aria-label", t("profile.chartEmpty")); return; }
   // The start (the rating before the first game) and the rating after each game.
   const values = [points[0].rating_before, ...points.map((p) => p.rating)];
   const w = 320, h = 160, pad = 28;
@@ -153,33 +180,42 @@ async function chart() {
   add("polyline", { class: "line", points: values.map((v, i) => `${x(i)},${y(v)}`).join(" ") });
   values.forEach((v, i) => add("circle", { class: "dot", cx: x(i), cy: y(v), r: 3, "data-rating": v }));
   box.replaceChildren(svg);
-  box.setAttribute("aria-label", `Rating over your last ${points.length} games: from ${values[0]} to ${values[values.length - 1]}`);
+  box.setAttribute("aria-label", t("profile.chartLabel", { count: points.length, from: values[0], to: values[values.length - 1] }));
 }
 
 async function goals() {
   const list = await client.goals().then((d) => d.goals, () => []);
-  $("goals").replaceChildren(...(list.length ? list.map((g) => el("li", { "data-goal": g.kind },
-    el("span", {}, `${g.progress} of ${g.target} ${GOAL_NAMES[g.kind]}${g.bank ? ` in ${g.bank}` : ""}${g.reached ? " ✓ reached" : ""}`),
-    el("div", { class: "goal-bar", "aria-hidden": "true" },
-      el("div", { style: `width:${Math.min(100, Math.round((100 * g.progress) / g.target))}%` }))))
-    : [el("li", { class: "muted" }, "No goal this week yet.")]));
+  fillList($("goals"), list.map((g) => {
+    const goal = has(`progress.goal.${g.kind}`) ? t(`progress.goal.${g.kind}`, { progress: g.progress, count: g.target })
+      : `${g.progress} / ${goalName(g.kind, g.target)}`;
+    const text = [g.bank ? t("progress.goalInBank", { goal, bank: bankTitle(g.bank) }) : goal, g.reached ? t("progress.goalReached") : ""]
+      .filter(Boolean).join(" ");
+    return el("li", { "data-goal": g.kind },
+      el("span", {}, text),
+      el("div", { class: "goal-bar", "aria-hidden": "true" },
+        el("div", { style: `width:${Math.min(100, Math.round((100 * g.progress) / g.target))}%` })));
+  }), { empty: t("progress.noGoal") });
 }
 
 async function stats() {
   const s = await client.stats().catch(() => null);
   if (!s) return;
-  const facts = [["Accuracy", s.accuracy === null ? "–" : `${Math.round(s.accuracy * 100)} %`],
-    ["Mean answer time", `${(s.mean_answer_ms / 1000).toFixed(1)} s`],
-    ...Object.entries(s.games_by_mode).map(([mode, n]) => [`Games (${mode})`, n])];
+  const facts = [[t("stats.accuracy"), s.accuracy === null ? "–" : t("stats.percent", { value: Math.round(s.accuracy * 100) })],
+    [t("stats.meanTime"), t("stats.seconds", { value: (s.mean_answer_ms / 1000).toFixed(1) })],
+    ...Object.entries(s.games_by_mode).map(([mode, n]) => [has(`stats.games.${mode}`) ? t(`stats.games.${mode}`) : mode, n])];
   $("stats").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))]));
 }
 
 async function achievements() {
   const list = await client.achievements().then((d) => d.achievements, () => []);
-  $("achievements").replaceChildren(...list.map((a) => el("li", {
-    class: a.earned_at ? "earned" : "locked", "data-achievement": a.code,
-    "aria-label": `${a.title}: ${a.earned_at ? "earned" : "locked"}. ${a.description}` },
-    el("strong", {}, a.title), el("br"), el("span", { class: "muted" }, a.description))));
+  $("achievements").replaceChildren(...list.map((a) => {
+    const title = achievementTitle(a.code, a.title);
+    const text = achievementText(a.code, a.description);
+    return el("li", { class: a.earned_at ? "earned" : "locked", "data-achievement": a.code },
+      el("span", { class: "achievement-icon", "aria-hidden": "true" }, a.earned_at ? "🏆" : "🔒"),
+      el("span", {}, el("strong", {}, title), el("span", { class: "visually-hidden" }, ` (${t(a.earned_at ? "achievements.earned" : "achievements.locked")})`),
+        el("br"), el("span", { class: "muted" }, text)));
+  }));
 }
 
 $("chart-bank").addEventListener("change", () => { view.chartChosen = true; chart(); });
@@ -189,7 +225,7 @@ $("goal-form").addEventListener("submit", async (e) => {
   if ($("goal-bank").value) goal.bank = $("goal-bank").value;
   try {
     await client.goalSet(goal);
-    note("profile-note", "Goal set.");
+    note("profile-note", t("progress.goalSet"));
     await goals();
-  } catch (error) { note("profile-note", error.message); }
+  } catch (error) { note("profile-note", errorText(error)); }
 });

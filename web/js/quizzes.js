@@ -6,12 +6,14 @@ import { client } from "./connection.js";
 import { $, el, note } from "./ui.js";
 import { show, route } from "./router.js";
 import { state, rememberQuizTitle } from "./store.js";
+import { difficultyText } from "./banks.js";
+import { t, onLanguage } from "./i18n.js";
+import { errorText } from "./errors.js";
 import { practise } from "./screens/home.js";
 import { showRoom, roomError } from "./screens/room.js";
 
-const TYPE_NAMES = {
-  single: "One answer", multiple: "Check all that apply", boolean: "True or false", text: "Typed text", number: "Number",
-};
+const TYPES = ["single", "multiple", "boolean", "text", "number"];
+const typeName = (type) => (TYPES.includes(type) ? t(`type.${type}`) : type);
 const DIFFICULTIES = ["easy", "medium", "hard", "mixed"];
 
 // These screens' own: the tab and catalog page on show, the quiz on its page, the quiz and question in the editor.
@@ -19,7 +21,7 @@ const view = { tab: "catalog", cursor: null, quiz: null, editing: null, question
 
 // A quiz's title is kept by its slug, to name a room playing it.
 const remember = (quiz) => { rememberQuizTitle(quiz); return quiz; };
-const fail = (id) => (error) => note(id, error.message);
+const fail = (id) => (error) => note(id, errorText(error));
 
 // ---- lists: catalog, my quizzes, library ----
 
@@ -34,14 +36,13 @@ export async function quizzes(tab = view.tab) {
   $("new-quiz").hidden = tab !== "mine";
   $("catalog-more").hidden = true;
   $("quiz-list").replaceChildren();
+  showEmpty("");
   if (tab === "catalog") return search(false);
   try {
     const list = tab === "mine" ? (await client.myQuizzes()).quizzes : (await client.library()).quizzes;
     fill(list, false);
-    if (!list.length) {
-      $("quiz-list").append(el("li", { class: "muted" }, tab === "mine" ? "No quizzes yet: make one." : "Saved quizzes show here."));
-    }
-  } catch (error) { note("quizzes-note", error.message); }
+    showEmpty(list.length ? "" : t(tab === "mine" ? "quizzes.emptyMine" : "quizzes.emptyLibrary"));
+  } catch (error) { note("quizzes-note", errorText(error)); }
 }
 
 route("quizzes", () => quizzes());
@@ -59,22 +60,38 @@ async function search(more) {
     view.cursor = page.next_cursor;
     fill(page.quizzes, more);
     $("catalog-more").hidden = !page.next_cursor;
-    if (!more && !page.quizzes.length) $("quiz-list").append(el("li", { class: "muted" }, "No quiz matches."));
-  } catch (error) { note("quizzes-note", error.message); }
+    if (!more) showEmpty(page.quizzes.length ? "" : t("quizzes.emptyCatalog"));
+  } catch (error) { note("quizzes-note", errorText(error)); }
+}
+
+// An empty list says what to do, in a paragraph of its own (not a list item).
+function showEmpty(text) {
+  $("quiz-list-empty").textContent = text;
+  $("quiz-list-empty").hidden = !text;
+  $("quiz-list").hidden = !!text;
+}
+
+// "10 questions · science · easy · by ada"
+function quizMeta(q) {
+  return [t("common.questions", { count: q.questions }), q.theme, difficultyText(q.difficulty), t("quizzes.by", { name: q.owner.username })].join(" · ");
 }
 
 function card(q) {
   remember(q);
-  const state_ = q.published ? `${q.plays} plays · ${q.likes} likes · ${q.dislikes} dislikes · ${q.saves} saves` : "private";
+  const state_ = q.published
+    ? [t("quizzes.plays", { count: q.plays }), t("quizzes.likes", { count: q.likes }), t("quizzes.dislikes", { count: q.dislikes }),
+      t("quizzes.saves", { count: q.saves })].join(" · ")
+    : t("quizzes.private");
   return el("li", { "data-quiz": q.quiz },
     el("span", { class: "bank" },
       el("strong", {}, q.title), el("br"),
-      el("span", { class: "muted" }, `${q.questions} questions · ${q.theme} · ${q.difficulty} · by ${q.owner.username}`), el("br"),
+      el("span", { class: "muted" }, quizMeta(q)), el("br"),
       el("span", { class: "muted" }, state_),
-      q.unpublished_reason ? el("span", { class: "error" }, ` · taken down: ${q.unpublished_reason}`) : ""),
+      q.unpublished_reason ? el("span", { class: "error" }, ` · ${t("quizzes.takenDown", { reason: q.unpublished_reason })}`) : ""),
     el("span", { class: "actions" },
-      el("button", { "data-open": q.quiz, onclick: () => (view.tab === "mine" ? edit(q.quiz) : page(q.quiz)) },
-        view.tab === "mine" ? "Edit" : "Open")));
+      el("button", { "data-open": q.quiz, "aria-label": t(view.tab === "mine" ? "quizzes.editLabel" : "quizzes.openLabel", { title: q.title }),
+        onclick: () => (view.tab === "mine" ? edit(q.quiz) : page(q.quiz)) },
+        view.tab === "mine" ? t("quiz.edit") : t("quizzes.open"))));
 }
 
 function fill(list, append) {
@@ -94,7 +111,7 @@ $("new-quiz").addEventListener("click", () => edit(null));
 async function page(slug) {
   try {
     view.quiz = remember((await client.quiz(slug)).quiz);
-  } catch (error) { note("quizzes-note", error.message); return; }
+  } catch (error) { note("quizzes-note", errorText(error)); return; }
   show("quiz");
   note("quiz-note", "");
   renderPage();
@@ -103,14 +120,13 @@ async function page(slug) {
 function renderPage() {
   const q = view.quiz;
   $("quiz-title").textContent = q.title;
-  $("quiz-meta").textContent = `${q.questions} questions · ${q.theme} · ${q.difficulty} · by ${q.owner.username}` +
-    (q.published ? ` · ${q.plays} plays` : " · private");
+  $("quiz-meta").textContent = `${quizMeta(q)} · ${q.published ? t("quizzes.plays", { count: q.plays }) : t("quizzes.private")}`;
   $("quiz-description").textContent = q.description;
   const mine = q.owner.id === state.player?.id;
   const playable = q.published || mine;
   $("quiz-practise").disabled = !playable;
   $("quiz-room").disabled = !playable;
-  $("quiz-save").textContent = q.saved ? "Saved ✓" : "Save";
+  $("quiz-save").textContent = q.saved ? t("quiz.saved") : t("quiz.save");
   $("quiz-save").setAttribute("aria-pressed", String(q.saved));
   $("quiz-likes").textContent = String(q.likes);
   $("quiz-dislikes").textContent = String(q.dislikes);
@@ -120,7 +136,7 @@ function renderPage() {
   $("quiz-dislike").hidden = mine || !q.published;
   $("quiz-edit").hidden = !mine;
   $("quiz-report").hidden = mine;
-  if (!q.published && !mine) note("quiz-note", "This quiz is no longer published.");
+  if (!q.published && !mine) note("quiz-note", t("quiz.unpublished"));
 }
 
 $("quiz-practise").addEventListener("click", () => practise({ bank: view.quiz.quiz }));
@@ -139,7 +155,7 @@ $("quiz-save").addEventListener("click", async () => {
       view.quiz = (await client.quizSave(view.quiz.quiz)).quiz;
     }
     renderPage();
-  } catch (error) { note("quiz-note", error.message); }
+  } catch (error) { note("quiz-note", errorText(error)); }
 });
 for (const [id, value] of [["quiz-like", 1], ["quiz-dislike", -1]]) {
   $(id).addEventListener("click", async () => {
@@ -148,17 +164,17 @@ for (const [id, value] of [["quiz-like", 1], ["quiz-dislike", -1]]) {
       const counts = await client.rate({ quiz: view.quiz.quiz }, vote);
       Object.assign(view.quiz, { likes: counts.likes, dislikes: counts.dislikes, your_vote: counts.your_vote });
       renderPage();
-    } catch (error) { note("quiz-note", error.message); }
+    } catch (error) { note("quiz-note", errorText(error)); }
   });
 }
 $("quiz-edit").addEventListener("click", () => edit(view.quiz.quiz));
 $("quiz-report").addEventListener("click", async () => {
-  const reason = prompt("What is wrong with this quiz?");
+  const reason = prompt(t("report.quizPrompt"));
   if (!reason) return;
   try {
     await client.reportQuiz(view.quiz.quiz, reason.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").trim().slice(0, 500));
-    note("quiz-note", "Thanks, reported.");
-  } catch (error) { note("quiz-note", error.message); }
+    note("quiz-note", t("report.thanks"));
+  } catch (error) { note("quiz-note", errorText(error)); }
 });
 
 // ---- the editor ----
@@ -173,15 +189,15 @@ async function edit(slug) {
       const data = await client.quizQuestions(slug);
       view.editing = remember(data.quiz);
       view.questions = data.questions;
-    } catch (error) { note("editor-note", error.message); return; }
+    } catch (error) { note("editor-note", errorText(error)); return; }
   }
   const q = view.editing;
-  $("editor-title").textContent = q ? `Edit “${q.title}”` : "New quiz";
+  $("editor-title").textContent = q ? t("editor.editTitle", { title: q.title }) : t("editor.newTitle");
   $("quiz-form-title").value = q?.title ?? "";
   $("quiz-form-description").value = q?.description ?? "";
   $("quiz-form-theme").value = q?.theme ?? "";
   $("quiz-form-difficulty").value = q?.difficulty ?? "mixed";
-  $("quiz-form-save").textContent = q ? "Save quiz" : "Create quiz";
+  $("quiz-form-save").textContent = q ? t("editor.saveQuiz") : t("editor.createQuiz");
   resetQuestionForm();
   renderEditor();
 }
@@ -191,25 +207,26 @@ function renderEditor() {
   $("editor-actions").hidden = !q;
   $("editor-questions-box").hidden = !q;
   if (!q) return;
-  $("editor-publish").textContent = q.published ? "Unpublish" : "Publish";
-  $("editor-state").textContent = q.published ? "Published: in the catalog" :
-    q.unpublished_reason ? `Taken down by an operator: ${q.unpublished_reason}` : "Private: only you and your rooms play it";
+  $("editor-publish").textContent = q.published ? t("editor.unpublish") : t("editor.publish");
+  $("editor-state").textContent = q.published ? t("editor.statePublished") :
+    q.unpublished_reason ? t("editor.stateTakenDown", { reason: q.unpublished_reason }) : t("editor.statePrivate");
   $("editor-questions").replaceChildren(...view.questions.map((question) => el("li", { "data-question": String(question.question_id) },
     el("span", {}, el("strong", {}, question.prompt), el("br"),
-      el("span", { class: "muted" }, `${TYPE_NAMES[question.type]} · ${keySummary(question)}`)),
+      el("span", { class: "muted" }, `${typeName(question.type)} · ${keySummary(question)}`)),
     el("span", { class: "actions" },
-      el("button", { onclick: () => loadQuestion(question) }, "Edit"),
-      el("button", { class: "danger", onclick: () => removeQuestion(question) }, "Delete")))));
-  if (!view.questions.length) $("editor-questions").append(el("li", { class: "muted" }, "No questions yet."));
+      el("button", { onclick: () => loadQuestion(question) }, t("quiz.edit")),
+      el("button", { class: "danger", onclick: () => removeQuestion(question) }, t("editor.deleteQuestion"))))));
+  $("editor-questions").hidden = !view.questions.length;
+  $("editor-questions-empty").hidden = view.questions.length > 0;
 }
 
 function keySummary(q) {
   switch (q.type) {
-    case "multiple": return `right: ${q.correct_choices.map((i) => q.choices[i]).join(", ")}`;
-    case "boolean": return `right: ${q.correct_choice === 0 ? "True" : "False"}`;
-    case "text": return `accepted: ${q.accepted.join(" / ")} (${q.matching.replace("_", " ")})`;
-    case "number": return `right: ${q.correct_number}${q.tolerance ? ` ± ${q.tolerance}` : ""}`;
-    default: return `right: ${q.choices[q.correct_choice]}`;
+    case "multiple": return t("editor.keyRight", { answer: q.correct_choices.map((i) => q.choices[i]).join(", ") });
+    case "boolean": return t("editor.keyRight", { answer: t(q.correct_choice === 0 ? "answer.true" : "answer.false") });
+    case "text": return t("editor.keyAccepted", { answers: q.accepted.join(" / "), matching: t(`matching.${q.matching}`) });
+    case "number": return t("editor.keyRight", { answer: `${q.correct_number}${q.tolerance ? ` ± ${q.tolerance}` : ""}` });
+    default: return t("editor.keyRight", { answer: q.choices[q.correct_choice] });
   }
 }
 
@@ -223,28 +240,28 @@ $("quiz-form").addEventListener("submit", async (e) => {
     view.editing = remember(view.editing
       ? (await client.quizUpdate(view.editing.quiz, fields)).quiz
       : (await client.quizCreate(fields)).quiz);
-    $("editor-title").textContent = `Edit “${view.editing.title}”`;
-    $("quiz-form-save").textContent = "Save quiz";
-    note("editor-note", "Saved.");
+    $("editor-title").textContent = t("editor.editTitle", { title: view.editing.title });
+    $("quiz-form-save").textContent = t("editor.saveQuiz");
+    note("editor-note", t("editor.saved"));
     renderEditor();
-  } catch (error) { note("editor-note", error.message); }
+  } catch (error) { note("editor-note", errorText(error)); }
 });
 
 $("editor-publish").addEventListener("click", async () => {
   try {
     const q = view.editing;
     view.editing = remember(q.published ? (await client.quizUnpublish(q.quiz)).quiz : (await client.quizPublish(q.quiz)).quiz);
-    note("editor-note", view.editing.published ? "Published: anyone can find it in the catalog." : "Unpublished.");
+    note("editor-note", view.editing.published ? t("editor.published") : t("editor.unpublished"));
     renderEditor();
-  } catch (error) { note("editor-note", error.code === "bank_empty" ? "Add a question before publishing." : error.message); }
+  } catch (error) { note("editor-note", error.code === "bank_empty" ? t("editor.addQuestionFirst") : errorText(error)); }
 });
 $("editor-view").addEventListener("click", () => page(view.editing.quiz));
 $("editor-delete").addEventListener("click", async () => {
-  if (!confirm(`Delete “${view.editing.title}”? Games already played stay in history.`)) return;
+  if (!confirm(t("editor.confirmDelete", { title: view.editing.title }))) return;
   try {
     await client.quizDelete(view.editing.quiz);
     quizzes("mine");
-  } catch (error) { note("editor-note", error.message); }
+  } catch (error) { note("editor-note", errorText(error)); }
 });
 
 async function removeQuestion(question) {
@@ -252,26 +269,26 @@ async function removeQuestion(question) {
     await client.questionDelete(question.question_id);
     view.questions = view.questions.filter((q) => q.question_id !== question.question_id);
     renderEditor();
-  } catch (error) { note("editor-note", error.message); }
+  } catch (error) { note("editor-note", errorText(error)); }
 }
 
 // ---- the question form, with a preview of what players will see ----
 
 function choiceRow(text = "", right = false) {
   const type = $("qf-type").value;
-  const marker = el("input", { type: type === "single" ? "radio" : "checkbox", name: "qf-right", "aria-label": "right answer" });
+  const marker = el("input", { type: type === "single" ? "radio" : "checkbox", name: "qf-right", "aria-label": t("editor.markRight") });
   marker.checked = right;
-  const input = el("input", { class: "qf-choice", maxlength: "100", "aria-label": "choice" });
+  const input = el("input", { class: "qf-choice", maxlength: "100", "aria-label": t("editor.choice") });
   input.value = text;
-  const li = el("li", {}, marker, input, el("button", { type: "button", class: "link", "aria-label": "remove choice",
+  const li = el("li", {}, marker, input, el("button", { type: "button", class: "link", "aria-label": t("editor.removeChoice"),
     onclick: () => { if ($("qf-choices").children.length > 2) { li.remove(); preview(); } } }, "✕"));
   return li;
 }
 
 function resetQuestionForm() {
   view.editQuestion = null;
-  $("question-form-title").textContent = "Add a question";
-  $("qf-save").textContent = "Add question";
+  $("question-form-title").textContent = t("editor.addQuestionTitle");
+  $("qf-save").textContent = t("editor.addQuestion");
   $("qf-cancel").hidden = true;
   $("qf-type").value = "single";
   $("qf-prompt").value = "";
@@ -287,8 +304,8 @@ function resetQuestionForm() {
 function loadQuestion(q) {
   resetQuestionForm();
   view.editQuestion = q;
-  $("question-form-title").textContent = "Edit the question";
-  $("qf-save").textContent = "Save question";
+  $("question-form-title").textContent = t("editor.editQuestionTitle");
+  $("qf-save").textContent = t("editor.saveQuestion");
   $("qf-cancel").hidden = false;
   $("qf-type").value = q.type;
   $("qf-prompt").value = q.prompt;
@@ -343,27 +360,30 @@ function question() {
 function preview() {
   const q = question();
   const box = $("qf-preview");
-  const parts = [el("p", { class: "prompt" }, q.prompt || "Your question")];
+  const parts = [el("p", { class: "prompt" }, q.prompt || t("editor.previewPrompt"))];
   if (q.type === "single" || q.type === "multiple") {
     const right = new Set(q.type === "single" ? [q.correct_choice] : q.correct_choices);
     parts.push(el("div", { class: "choices" }, ...q.choices.map((text, i) => {
-      const b = el("button", { type: "button", disabled: "" },
+      const b = el("button", { type: "button", disabled: "", class: `tile tile-${i}` },
         q.type === "multiple" ? el("span", { class: "box" }, "☐") : "",
-        el("span", { class: "key" }, String.fromCharCode(65 + i)), text || "…");
+        el("span", { class: "key" }, String.fromCharCode(65 + i)), el("span", { class: "tile-text" }, text || "…"));
       if (right.has(i)) b.classList.add("correct");
       return b;
     })));
   } else if (q.type === "boolean") {
-    parts.push(el("div", { class: "choices" }, ...["True", "False"].map((text, i) => {
-      const b = el("button", { type: "button", disabled: "" }, el("span", { class: "key" }, String.fromCharCode(65 + i)), text);
+    parts.push(el("div", { class: "choices" }, ...[t("answer.true"), t("answer.false")].map((text, i) => {
+      const b = el("button", { type: "button", disabled: "", class: `tile tile-${i}` },
+        el("span", { class: "key" }, String.fromCharCode(65 + i)), el("span", { class: "tile-text" }, text));
       if (q.correct_choice === i) b.classList.add("correct");
       return b;
     })));
   } else {
-    parts.push(el("div", { class: "free-answer" }, el("input", { disabled: "", placeholder: q.type === "number" ? "A number" : "Type your answer" })));
+    parts.push(el("div", { class: "free-answer" }, el("input", { disabled: "", "aria-label": t("duel.yourAnswer"),
+      placeholder: q.type === "number" ? t("duel.numberPlaceholder") : t("duel.textPlaceholder") })));
+    const number = Number.isFinite(q.correct_number) ? q.correct_number : "…";
     parts.push(el("p", { class: "answer-key" }, q.type === "text"
-      ? `Accepted: ${q.accepted.join(" / ") || "…"}`
-      : `Right answer: ${Number.isFinite(q.correct_number) ? q.correct_number : "…"}${q.tolerance ? ` (± ${q.tolerance})` : ""}`));
+      ? t("key.accepted", { answers: q.accepted.join(" / ") || "…" })
+      : q.tolerance ? t("key.rightNumberTolerance", { number, tolerance: q.tolerance }) : t("key.rightAnswer", { answer: number })));
   }
   box.replaceChildren(...parts);
 }
@@ -386,13 +406,20 @@ $("question-form").addEventListener("submit", async (e) => {
       view.questions.push((await client.questionAdd(view.editing.quiz, fields)).question);
     }
     view.editing.questions = view.questions.length;
-    note("editor-note", "Question saved.");
+    note("editor-note", t("editor.questionSaved"));
     resetQuestionForm();
     renderEditor();
-  } catch (error) { note("editor-note", error.message); }
+  } catch (error) { note("editor-note", errorText(error)); }
 });
 
-for (const d of DIFFICULTIES) {
-  $("quiz-form-difficulty").append(el("option", { value: d }, d));
-  $("catalog-difficulty").append(el("option", { value: d }, d));
+// The difficulty pickers, in the player's language (again after a switch).
+function fillDifficulties() {
+  for (const select of [$("quiz-form-difficulty"), $("catalog-difficulty")]) {
+    const value = select.value;
+    for (const option of [...select.options]) if (option.value) option.remove();
+    select.append(...DIFFICULTIES.map((d) => el("option", { value: d }, difficultyText(d))));
+    select.value = value || (select.id === "quiz-form-difficulty" ? "mixed" : "");
+  }
 }
+fillDifficulties();
+onLanguage(fillDifficulties);

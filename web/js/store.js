@@ -23,6 +23,10 @@ const s = {
   challenges: new Map(), // pending challenges by id (sent and received)
   joinCode: new URLSearchParams(location.search).get("room"), // a shared link's room, joined after sign-in
   quizTitles: {},    // quiz slug -> title, for naming a player quiz's room
+  selected: null,    // {duel, index, choice}: the choice tapped but not submitted yet (the "select, then Submit" setting)
+  recap: {},         // question index -> {question, reveal}: this game's questions as revealed, for the end screen
+  lastBank: null,    // the bank of the game played last, for the leaderboard to open on
+  xpBefore: null,    // my XP when this game began, for "+70 XP" at its end
 };
 
 /** The state, read-only: assigning to it throws (modules are strict). */
@@ -50,6 +54,15 @@ export const state = Object.freeze({
   /** The pending challenges, sent and received (a copy). */
   get challenges() { return [...s.challenges.values()]; },
   get quizTitles() { return { ...s.quizTitles }; },
+  /** The choice selected on question `index` and not submitted yet, or null. */
+  selected(index) {
+    const c = s.selected;
+    return c && c.duel === s.duelId && c.index === index ? c.choice : null;
+  },
+  /** This game's revealed questions, in order: [{question, reveal}] (a copy). */
+  get recap() { return Object.keys(s.recap).map(Number).sort((a, b) => a - b).map((i) => ({ ...s.recap[i] })); },
+  get lastBank() { return s.lastBank; },
+  get xpBefore() { return s.xpBefore; },
 });
 
 // ---- subscribe / notify ----
@@ -72,6 +85,11 @@ function notify(key) {
 // ---- session ----
 
 export function signIn(player) { s.player = player; }
+
+/** A fresher copy of my player (a profile read): XP, level, ratings. */
+export function updatePlayer(player) {
+  if (player && s.player && player.id === s.player.id) s.player = player;
+}
 
 /** Signed out: forget the player, the game, the room and the challenges. */
 export function signOut() {
@@ -108,21 +126,35 @@ function newDuel(id) {
   s.verdicts = {};
   s.right = {};
   s.myPick = null;
+  s.selected = null;
+  s.recap = {};
+  s.xpBefore = s.player?.xp ?? null;
 }
 
 /** An event of a game (init, question, answered, reveal, complete), delivered in seq order. */
 export function duelEvent(event) {
   if (event.event === "init" || event.duel_id !== s.duelId) newDuel(event.duel_id);
   s.duel = event.record;
+  s.lastBank = event.record.bank;
   const reveal = event.record.reveal;
   if (reveal && s.player) s.right[reveal.question_index] = (reveal.points[s.player.id] ?? 0) > 0;
-  if (event.event === "question") s.myPick = null;
+  // The question a reveal closes is the record's `question` (PROTOCOL.md, Events).
+  if (reveal && event.record.question?.index === reveal.question_index) {
+    s.recap[reveal.question_index] = { question: event.record.question, reveal };
+  }
+  if (event.event === "question") { s.myPick = null; s.selected = null; }
 }
 
 /** The live game's record, from the sign-in after a reload or a reconnect. */
 export function duelResumed(record) {
   if (s.duelId !== record.id) newDuel(record.id);
   s.duel = record;
+  s.lastBank = record.bank;
+}
+
+/** Selects choice `choice` of question `index` without answering (null clears it). */
+export function selectChoice(index, choice) {
+  s.selected = choice === null ? null : { duel: s.duelId, index, choice };
 }
 
 export function answerSent(index, answer) { s.myPick = { index, answer }; }

@@ -1,10 +1,12 @@
-// The friends screen: challenges sent and received (with the nav's badge), challenging a player,
+// The friends screen: challenges sent and received (with the tab's badge), challenging a player,
 // and the forms to open or join a room (handled in room.js).
 import { client } from "../connection.js";
-import { $, el, flash, note } from "../ui.js";
-import { show, route } from "../router.js";
+import { $, el, fillList, note, toast } from "../ui.js";
+import { show, shown, route } from "../router.js";
 import { state, subscribe, setChallenges, addChallenge, dropChallenge } from "../store.js";
-import { fillBankSelects } from "../banks.js";
+import { fillBankSelects, bankTitle, ensureBanks } from "../banks.js";
+import { t } from "../i18n.js";
+import { errorText } from "../errors.js";
 import { showRoom, roomError } from "./room.js";
 
 export async function friends() {
@@ -23,42 +25,49 @@ function badge() {
   const received = state.challenges.filter((c) => c.state === "pending" && c.to.id === state.player?.id).length;
   $("inbox-badge").hidden = received === 0;
   $("inbox-badge").textContent = String(received);
+  // The badge's number alone says little to a screen reader: the tab's name says it in words.
+  if (received) $("friends-nav").setAttribute("aria-label", t("nav.friendsWaiting", { count: received }));
+  else $("friends-nav").removeAttribute("aria-label");
 }
 
 // Every change of the challenges (a reply, an event, signing out) redraws the badge and the inbox.
-subscribe("challenges", () => { badge(); renderInbox(); });
+subscribe("challenges", () => { badge(); if (shown("friends")) renderInbox(); });
 
 export async function refreshChallenges() {
   const list = await client.challenges().then((d) => d.challenges, () => null);
   if (!list) return;
+  await ensureBanks(); // titles, not slugs
   setChallenges(list);
 }
 
 client.on("challenge", (event) => {
   const c = event.record;
   if (c.state === "pending") addChallenge(c); else dropChallenge(c.id);
-  if (c.state === "pending" && c.to.id === state.player?.id) flash(`${c.from.username} challenges you (${c.bank})`);
-  if (c.state === "declined" && c.from.id === state.player?.id) flash(`${c.to.username} declined your challenge`);
-  if (c.state === "expired") flash("A challenge expired");
+  if (c.state === "pending" && c.to.id === state.player?.id) {
+    toast(t("friends.challengedYou", { name: c.from.username, bank: bankTitle(c.bank) }), { kind: "challenge", icon: "⚔" });
+  }
+  if (c.state === "declined" && c.from.id === state.player?.id) toast(t("friends.declined", { name: c.to.username }), { kind: "info" });
+  if (c.state === "expired") toast(t("friends.expired"), { kind: "info" });
 });
 
 function renderInbox() {
   const me = state.player?.id;
   const items = state.challenges.map((c) => {
     if (c.to.id === me) {
-      return el("li", { "data-challenge": c.id }, `${c.from.username} challenges you in ${c.bank} `,
-        el("button", { class: "primary", "data-accept": c.id, onclick: () => acceptChallenge(c.id) }, "Accept"), " ",
-        el("button", { "data-decline": c.id, onclick: () => declineChallenge(c.id) }, "Decline"));
+      return el("li", { "data-challenge": c.id }, t("friends.inboxReceived", { name: c.from.username, bank: bankTitle(c.bank) }), " ",
+        el("span", { class: "inline-actions" },
+          el("button", { class: "primary", "data-accept": c.id, onclick: () => acceptChallenge(c.id) }, t("friends.accept")), " ",
+          el("button", { "data-decline": c.id, onclick: () => declineChallenge(c.id) }, t("friends.decline"))));
     }
-    return el("li", { "data-challenge": c.id }, `You challenged ${c.to.username} in ${c.bank} (waiting) `,
-      el("button", { class: "link", onclick: () => declineChallenge(c.id) }, "Withdraw"));
+    return el("li", { "data-challenge": c.id }, t("friends.inboxSent", { name: c.to.username, bank: bankTitle(c.bank) }), " ",
+      el("button", { class: "link", onclick: () => declineChallenge(c.id) }, t("friends.withdraw")));
   });
-  $("inbox").replaceChildren(...(items.length ? items : [el("li", { class: "muted" }, "No challenges waiting.")]));
+  fillList($("inbox"), items, { empty: t("friends.noChallenges") });
 }
 
 async function acceptChallenge(id) {
   try { await client.challengeAccept(id); } catch (error) {
-    note("friends-note", error.code === "challenge_expired" ? "That challenge expired" : roomError(error));
+    note("friends-note", roomError(error));
     refreshChallenges();
   }
 }
@@ -73,8 +82,8 @@ $("challenge-form").addEventListener("submit", async (e) => {
   try {
     const { challenge } = await client.challenge($("challenge-name").value.trim(), $("challenge-bank").value);
     addChallenge(challenge);
-    note("friends-note", `Challenge sent to ${challenge.to.username}`);
+    note("friends-note", t("friends.sent", { name: challenge.to.username }));
   } catch (error) {
-    note("friends-note", error.code === "unknown_player" ? "No player has that name" : error.message);
+    note("friends-note", errorText(error));
   }
 });

@@ -1,20 +1,27 @@
 // What I played: the history screen (finished games) and the mistakes notebook (with its practice).
 import { client } from "../connection.js";
-import { $, el, note } from "../ui.js";
+import { $, el, fillList, note } from "../ui.js";
 import { show, route } from "../router.js";
 import { isSolo, sides, keyText, answerText } from "../records.js";
+import { bankTitle, ensureBanks } from "../banks.js";
+import { t } from "../i18n.js";
 import { practise } from "./home.js";
+
+function historyLine(d) {
+  const { mine, theirs } = sides(d);
+  const bank = bankTitle(d.bank);
+  if (isSolo(d) || !theirs) return t("history.practice", { bank, count: mine.score });
+  if (d.players.length > 2) {
+    return t("history.room", { bank, place: d.result.placements[mine.id], players: d.players.length, count: mine.score });
+  }
+  const key = d.result.winner === null ? "history.draw" : d.result.winner === mine.id ? "history.won" : "history.lost";
+  return t(key, { bank, mine: mine.score, theirs: theirs.score, name: theirs.username });
+}
 
 export async function history() {
   show("history");
-  const duels = await client.history(20).then((d) => d.duels, () => []);
-  $("history").replaceChildren(...(duels.length ? duels.map((d) => {
-    const { mine, theirs } = sides(d);
-    if (isSolo(d) || !theirs) return el("li", {}, `${d.bank}: practice, ${mine.score} points (not rated)`);
-    if (d.players.length > 2) return el("li", {}, `${d.bank}: room game, placed ${d.result.placements[mine.id]} of ${d.players.length} with ${mine.score} points`);
-    const outcome = d.result.winner === null ? "draw" : d.result.winner === mine.id ? "won" : "lost";
-    return el("li", {}, `${d.bank}: ${outcome} ${mine.score}:${theirs.score} against ${theirs.username}`);
-  }) : [el("li", { class: "muted" }, "No finished duels yet.")]));
+  const [duels] = await Promise.all([client.history(20).then((d) => d.duels, () => []), ensureBanks()]);
+  fillList($("history"), duels.map((d) => el("li", { class: `history-${d.mode}` }, historyLine(d))), { empty: t("history.empty") });
 }
 
 route("history", history);
@@ -24,11 +31,12 @@ export async function mistakes() {
   note("mistakes-note", "");
   const data = await client.mistakes(50).catch(() => null);
   const questions = data?.questions ?? [];
-  $("learned").textContent = data ? `${data.learned_count} learned` : "";
-  $("mistakes").replaceChildren(...(questions.length ? questions.map((q) => el("li", {},
+  $("learned").textContent = data ? t("mistakes.learned", { count: data.learned_count }) : "";
+  fillList($("mistakes"), questions.map((q) => el("li", {},
     el("strong", {}, q.prompt), el("br"),
-    keyText(q, q.choices), ` · ${answerText(q.your_answer ?? (q.your_choice === null ? null : { choice: q.your_choice }), q.choices)}`))
-    : [el("li", { class: "muted" }, data?.learned_count ? "Nothing left to practise: you learned them all." : "No mistakes yet.")]));
+    keyText(q, q.choices),
+    ` · ${answerText(q.your_answer ?? (q.your_choice === null || q.your_choice === undefined ? null : { choice: q.your_choice }), q.choices, q.type)}`)),
+  { empty: data?.learned_count ? t("mistakes.allLearned") : t("mistakes.empty") });
 }
 
 route("mistakes", mistakes);

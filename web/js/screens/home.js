@@ -1,33 +1,52 @@
 // The start screen (the banks to play, the greeting) and the matching screen: queueing for a
-// ranked duel, and asking for a practice game (from here, the mistakes notebook, the end screen
-// or a quiz's page).
+// ranked duel (with the time waited and, after a few seconds alone, something else to do), and
+// asking for a practice game (from here, the mistakes notebook, the end screen or a quiz's page).
 import { client } from "../connection.js";
 import { $, el, flash, note } from "../ui.js";
-import { show, route, visibleNote } from "../router.js";
-import { state, setBanks, chooseBank, setPractice, setStarting } from "../store.js";
+import { show, shown, route, visibleNote } from "../router.js";
+import { state, setBanks, chooseBank, setPractice, setStarting, updatePlayer } from "../store.js";
 import { stopClock } from "../clock.js";
+import { t } from "../i18n.js";
+import { errorText } from "../errors.js";
+import { bankHue, difficultyText } from "../banks.js";
 import { greet, refreshBadge } from "../progress.js";
+import { showRoom, roomError } from "./room.js";
+
+/** Seconds alone in the queue before the matching screen offers something else. */
+const OFFER_AFTER_S = 5;
 
 export async function goHome() {
   stopClock();
   show("home");
   note("home-note", "");
-  $("me").textContent = state.player ? `Signed in as ${state.player.username}` : "";
+  $("me").textContent = state.player ? t("home.signedInAs", { name: state.player.username }) : "";
   // The greeting with the level (fresh: games since sign-in gave XP), and the bell's badge.
   greet(state.player);
-  client.profile().then((d) => { greet(d.player); }, () => {});
+  client.profile().then((d) => { updatePlayer(d.player); greet(d.player); }, () => {});
   refreshBadge();
   sendTimeZone();
   try { setBanks((await client.banks()).banks); } catch { return; }
-  const list = $("banks");
-  list.replaceChildren(...state.banks.map((b) => el("li", {},
-    el("span", { class: "bank" }, el("strong", {}, b.title), el("br"), el("span", { class: "muted" }, `${b.questions} questions · rating ${state.player?.ratings?.[b.slug] ?? 1500}`)),
-    el("span", { class: "actions" },
-      el("button", { "data-practice": b.slug, "aria-label": `Practice: play ${b.title} alone, not rated`, onclick: () => practise({ bank: b.slug }) }, "Practice"),
-      el("button", { class: "primary", "data-bank": b.slug, "aria-label": `Ranking: play ${b.title}`, onclick: () => queue(b) }, "Ranking")))));
+  $("banks").replaceChildren(...state.banks.map(bankCard));
+  $("banks-empty").hidden = state.banks.length > 0;
 }
 
 route("home", goHome);
+
+function bankCard(b) {
+  const meta = [t("common.questions", { count: b.questions }), b.theme, difficultyText(b.difficulty)].filter(Boolean).join(" · ");
+  const rating = state.player?.ratings?.[b.slug] ?? 1500;
+  // A colour per bank, from its slug: the same on every screen (a stripe, never behind text).
+  return el("li", { class: "bank-card", style: `--bank-hue:${bankHue(b.slug)}`, "data-bank-card": b.slug },
+    el("span", { class: "bank" },
+      el("strong", { class: "bank-title" }, b.title),
+      b.description ? el("span", { class: "bank-description" }, b.description) : null,
+      el("span", { class: "muted" }, `${meta} · ${t("home.rating", { rating })}`)),
+    el("span", { class: "actions" },
+      el("button", { "data-practice": b.slug, "aria-label": t("home.practiceLabel", { title: b.title }),
+        disabled: b.questions > 0 ? null : "", onclick: () => practise({ bank: b.slug }) }, t("home.practice")),
+      el("button", { class: "primary", "data-bank": b.slug, "aria-label": t("home.duelLabel", { title: b.title }),
+        onclick: () => queue(b) }, t("home.duel"))));
+}
 
 // The browser's time zone, for streak days: sent once per player and zone (profile_update).
 function sendTimeZone() {
@@ -39,20 +58,70 @@ function sendTimeZone() {
 
 // ---- ranked: the queue and the matching screen ----
 
+const waiting = { since: 0, timer: undefined, bank: null };
+
 export async function queue(bank) {
   chooseBank(bank);
+  let since = client.serverNow();
   try {
-    await client.queue(bank.slug);
+    const reply = await client.queue(bank.slug);
+    since = Date.parse(reply.queued_at) || since;
   } catch (error) {
-    if (error.code !== "already_queued") { flash(error.message); return; }
+    if (error.code !== "already_queued") { flash(errorText(error)); return; }
   }
   $("matching-bank").textContent = bank.title;
+  $("matching-offers").hidden = true;
   show("matching");
+  startWaiting(bank, since);
+}
+
+// The time waited, every second, and after a few seconds the offers: practice, a friend.
+function startWaiting(bank, since) {
+  clearInterval(waiting.timer);
+  Object.assign(waiting, { since, bank });
+  const tick = () => {
+    if (!shown("matching")) { clearInterval(waiting.timer); return; }
+    const seconds = Math.max(0, Math.floor((client.serverNow() - waiting.since) / 1000));
+    $("matching-time").textContent = t("matching.waited", { time: `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}` });
+    if (seconds >= OFFER_AFTER_S && $("matching-offers").hidden) $("matching-offers").hidden = false;
+  };
+  tick();
+  waiting.timer = setInterval(tick, 1000);
+}
+
+/** Leaves the queue; false when a match was made meanwhile (its init is on the way). */
+async function leaveQueue() {
+  try {
+    await client.cancel();
+    clearInterval(waiting.timer);
+    return true;
+  } catch (error) {
+    if (error.code !== "not_queued") flash(errorText(error)); // still queued: stay
+    return false;
+  }
 }
 
 $("cancel").addEventListener("click", async () => {
-  try { await client.cancel(); } catch { return; } // not_queued: matched already, init is coming
-  goHome();
+  if (await leaveQueue()) goHome();
+});
+
+// Practice instead: the server serves one game at a time, so waiting ends first.
+$("matching-practice").addEventListener("click", async () => {
+  const bank = waiting.bank;
+  if (!bank || !(await leaveQueue())) return;
+  practise({ bank: bank.slug });
+});
+
+// A friend instead: a room of two on this bank, whose lobby has the link to share.
+$("matching-invite").addEventListener("click", async () => {
+  const bank = waiting.bank;
+  if (!bank || !(await leaveQueue())) return;
+  try {
+    showRoom((await client.roomCreate(bank.slug, { max_players: 2 })).room);
+  } catch (error) {
+    await goHome();
+    note("home-note", roomError(error));
+  }
 });
 
 // ---- practice: one player, not rated ----
@@ -60,12 +129,9 @@ $("cancel").addEventListener("click", async () => {
 // The short message for a refused practice request.
 function practiceError(error, what) {
   switch (error.code) {
-    case "bank_empty": return what.mistakes ? "No mistakes left to practise — well done" : "This bank has no questions to practise yet";
-    case "unknown_bank": return "That bank is not available any more";
-    case "already_queued": return "You are waiting for a ranked duel: cancel it first";
-    case "in_duel": return "You are already in a game";
-    case "bad_request": return "Pick a bank to practise";
-    default: return error.message;
+    case "bank_empty": return what.mistakes ? t("practice.noMistakesLeft") : t("practice.bankEmpty");
+    case "bad_request": return t("practice.pickBank");
+    default: return errorText(error);
   }
 }
 

@@ -5,16 +5,13 @@ import { $, el, flash, note } from "../ui.js";
 import { show, shown, go, visibleNote } from "../router.js";
 import { state, setRoom, takeJoinCode, leftRoomGame } from "../store.js";
 import { initials } from "../records.js";
+import { bankTitle } from "../banks.js";
+import { t } from "../i18n.js";
+import { errorText } from "../errors.js";
 
-// Shorter words for the room codes. Others (already_queued, in_duel) keep the server's
-// message: it names the member or challenger who is busy, when it is not you.
-const ROOM_ERRORS = {
-  unknown_room: "No room has that code (it may have closed)", room_full: "That room is full",
-  room_busy: "That room is playing a game; try again when it ends", in_room: "Leave your room first",
-  not_host: "Only the host can start", room_too_small: "Wait for at least one friend to join",
-};
-
-export function roomError(error) { return ROOM_ERRORS[error.code] ?? error.message; }
+// Errors of rooms and challenges: every code has its sentence (errors.js). The server's
+// message for in_duel and already_queued names the busy member, but in English: not shown.
+export function roomError(error) { return errorText(error); }
 
 // A shared link (/?room=CODE): join that room once signed in. Returns whether it tried.
 export function joinLinkedRoom() {
@@ -53,14 +50,14 @@ export function showRoom(room) {
 function renderRoom() {
   const r = state.room;
   $("room-code-shown").textContent = r.code;
-  $("room-bank-shown").textContent = state.banks.find((b) => b.slug === r.bank)?.title ?? state.quizTitles[r.bank] ?? r.bank;
+  $("room-bank-shown").textContent = bankTitle(r.bank);
   $("room-link").href = roomLink(r.code);
   $("room-link").textContent = roomLink(r.code);
   const seats = [];
   for (let i = 0; i < r.max_players; i++) {
     const m = r.members[i];
-    if (!m) { seats.push(el("li", { class: "empty" }, el("span", { class: "dot" }, "·"), "Waiting for a friend…")); continue; }
-    const tags = [m.id === r.host ? "host" : "", m.id === state.player.id ? "you" : "", m.connected ? "" : "offline"].filter(Boolean);
+    if (!m) { seats.push(el("li", { class: "empty" }, el("span", { class: "dot", "aria-hidden": "true" }, "·"), t("room.waitingSeat"))); continue; }
+    const tags = [m.id === r.host ? t("room.host") : "", m.id === state.player.id ? t("room.you") : "", m.connected ? "" : t("room.offline")].filter(Boolean);
     seats.push(el("li", { "data-member": m.id }, el("span", { class: `dot seat-${i}`, "aria-hidden": "true" }, initials(m.username)),
       el("span", {}, m.username, tags.length ? el("span", { class: "muted" }, ` (${tags.join(", ")})`) : "")));
   }
@@ -68,7 +65,9 @@ function renderRoom() {
   const host = r.host === state.player.id;
   $("room-start").hidden = !host;
   $("room-start").disabled = r.members.length < 2 || r.state === "playing";
-  if (!host) note("room-note", r.state === "playing" ? "A game is on" : "The host starts the game");
+  if (!host) note("room-note", r.state === "playing" ? t("room.gameOn") : t("room.hostStarts"));
+  else if (r.members.length < 2) note("room-note", t("room.shareHint"));
+  else if ($("room-note").textContent === t("room.shareHint")) note("room-note", ""); // a friend came: the hint did its job
 }
 
 client.on("room", (event) => {
@@ -106,5 +105,14 @@ $("room-leave").addEventListener("click", async () => {
 });
 
 $("room-copy").addEventListener("click", async () => {
-  try { await navigator.clipboard.writeText($("room-link").href); flash("Link copied"); } catch { flash($("room-link").href); }
+  try { await navigator.clipboard.writeText($("room-link").href); flash(t("room.copied")); } catch { flash($("room-link").href); }
+});
+
+// Phones share the link with their own sheet (messengers, mail), where the browser offers one.
+$("room-share").hidden = typeof navigator.share !== "function";
+$("room-share").addEventListener("click", () => {
+  const r = state.room;
+  if (!r) return;
+  navigator.share({ title: t("app.name"), text: t("room.shareText", { bank: bankTitle(r.bank), code: r.code }), url: roomLink(r.code) })
+    .catch(() => { /* dismissed */ });
 });
