@@ -8,8 +8,8 @@ import Testing
         let json = duel.record(for: Fixture.alice)!.json
         guard case .object(let object) = json else { Issue.record("not an object"); return }
         #expect(object.pairs.map(\.key) == [
-            "id", "bank", "mode", "rated", "state", "players", "question_count", "question_index", "question", "answers",
-            "reveal", "result",
+            "id", "bank", "mode", "rated", "state", "players", "question_count", "question_index", "question",
+            "phase_ends_at_ms", "answers", "reveal", "result",
         ])
         #expect(json["mode"] == "ranked" && json["rated"] == true)
         #expect(json["state"] == "question")
@@ -19,6 +19,18 @@ import Testing
             .object(["id": "p-alice", "username": "alice", "rating": 1500, "score": 0, "connected": true, "lag_ms": 0]),
             .object(["id": "p-bob", "username": "bob", "rating": 1500, "score": 0, "connected": true, "lag_ms": 0]),
         ]))
+    }
+
+    /// Issue 27: the record says when its phase ends, so a client counts down by the server's
+    /// figures (the countdown is an operator setting).
+    @Test func theRecordSaysWhenItsPhaseEnds() {
+        var (duel, first) = Fixture.duel()
+        #expect(first.events[0].record.phaseEndsAtMs == 3_000)
+        #expect(first.events[0].record.json["phase_ends_at_ms"] == .int(3_000))
+        let open = duel.advance(nowMs: 3_000)
+        #expect(open.events.last?.record.phaseEndsAtMs == 13_000)
+        let won = duel.answer(player: Fixture.alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 4_000)
+        #expect(won.events.last?.record.phaseEndsAtMs == 6_000)
     }
 
     @Test func beforeTheRevealNeitherTheAnswerNorTheOpponentsPickShows() {

@@ -2,11 +2,10 @@
 //
 // The countdown starts when the game is created: the `init` event's `commit_timestamp`, on the
 // server's clock (not when the event reached us, which may be later after a reconnect). Its
-// length is the server's `--countdown-ms`, which no record carries (PROTOCOL.md rule 2: 3 s by
-// default, operators may change it). So the client measures it: the first question's
-// `opens_at_ms` less that commit time, remembered on this device for the next game. Until a
-// first game was measured, the protocol's default stands. (A record field with the
-// countdown's end would make this exact from the first game: see the report of issue 27.)
+// length is the server's `--countdown-ms`. The record says when it ends (`phase_ends_at_ms`,
+// added in issue 27); for a server from before that field the client measures it: the first
+// question's `opens_at_ms` less that commit time, remembered on this device for the next game,
+// and until a first game was measured the protocol's default stands.
 import { client } from "./connection.js";
 
 const STORED = "quizduel.countdownMs";
@@ -43,7 +42,10 @@ client.on("question", remember);
  * When the countdown of `duelId` ends (server clock, ms). A game joined mid-countdown (after a
  * reload) has no init seen: counted from now, the best guess there is.
  */
-export function countdownEndsAt(duelId) {
+export function countdownEndsAt(duelId, record) {
+  // The server says when the countdown ends (`phase_ends_at_ms`, added in issue 27); the
+  // measurement below is for a server from before it.
+  if (record?.state === "countdown" && Number.isFinite(record.phase_ends_at_ms)) return record.phase_ends_at_ms;
   const start = started.get(duelId);
   if (start === undefined) started.set(duelId, client.serverNow());
   return (start ?? started.get(duelId)) + measured();

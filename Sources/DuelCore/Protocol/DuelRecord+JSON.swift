@@ -31,6 +31,7 @@ extension DuelRecord {
                 "deadline_ms": .int(question.deadlineMs),
             ])
         } ?? .null
+        object["phase_ends_at_ms"] = phaseEndsAtMs.map { .int($0) } ?? .null
         object["answers"] = .array(answers.map { answer in
             .object([
                 "player": .string(answer.player),

@@ -41,13 +41,13 @@ extension Duel {
                 placements: result.placements ?? placements(winner: result.winner))
         }
         return DuelRecord(
-            id: id, bank: bank, mode: mode, rated: isRated, state: phase,
+            id: id, bank: bank, mode: mode, state: phase,
             players: players.map {
                 DuelRecord.Player(
                     id: $0.id, username: $0.username, rating: $0.rating.displayed,
                     score: $0.score, connected: $0.connected, lagMs: $0.lagMs ?? 0)
             },
             questionCount: questions.count, questionIndex: questionIndex,
-            question: question, answers: answers, reveal: reveal, result: result)
+            question: question, phaseEndsAtMs: phaseEndsAtMs, answers: answers, reveal: reveal, result: result)
     }
 }

@@ -72,14 +72,19 @@ public struct DuelRecord: Sendable, Equatable {
     public let id: String
     public let bank: String
     public let mode: DuelMode
-    /// Whether the game changes ratings (ranked duels only).
-    public let rated: Bool
     public let state: DuelPhase
     public let players: [Player]
     public let questionCount: Int
     public let questionIndex: Int
     public let question: Question?
+    /// When the current phase ends on the server's clock: the countdown's end, the open
+    /// question's deadline, the reveal's end; nil once finished. (A question that settles
+    /// (issue 26) may close before its deadline.)
+    public let phaseEndsAtMs: Int64?
     public let answers: [Answer]
     public let reveal: Reveal?
     public let result: Result?
+
+    /// Whether the game changes ratings: the mode decides (ranked duels only).
+    public var rated: Bool { mode.isRated }
 }

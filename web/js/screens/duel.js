@@ -139,7 +139,7 @@ function renderCountdown(d) {
   $("countdown").hidden = false;
   renderVersus(d);
   const tick = () => {
-    const left = Math.ceil((countdownEndsAt(d.id) - client.serverNow()) / 1000);
+    const left = Math.ceil((countdownEndsAt(d.id, d) - client.serverNow()) / 1000);
     const text = left > 0 ? String(left) : t("duel.go");
     if ($("countdown").textContent !== text) {
       $("countdown").textContent = text;
