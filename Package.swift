@@ -23,6 +23,8 @@ let package = Package(
         .systemLibrary(name: "CLibWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CEpoll"),
+        // The kernel's TCP round trip (issue 26), compiled apart: see its header.
+        .target(name: "CTCPInfo"),
 
         // Pure rules: no I/O, no clock reads. Time is always an input.
         .target(name: "DuelCore"),
@@ -35,7 +37,7 @@ let package = Package(
         .target(
             name: "DuelServer",
             dependencies: [
-                "DuelCore", "DuelStore", "CLibWebSockets", "CSodium",
+                "DuelCore", "DuelStore", "CLibWebSockets", "CSodium", "CTCPInfo",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

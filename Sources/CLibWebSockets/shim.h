@@ -154,34 +154,4 @@ static inline int quizduel_lws_http_respond(
     if (written != (int)body_length) return 1;
     return lws_http_transaction_completed(wsi);
 }
-// The kernel's lowest round trip of a TCP socket in microseconds (TCP_INFO's tcpi_min_rtt, a
-// windowed minimum over minutes), or 0 when it cannot be read. Issue 26 bounds a direct
-// client's credited lag by it: the kernel times its own segments and ACKs, which a client
-// cannot hold back the way it can its pongs. Not tcpi_rtt: that smoothed figure grows with
-// delayed ACKs when the peer has nothing to send back, by 12 ms on loopback here, so a client
-// that held its pongs back would still gain that much. The kernel's struct is read through
-// linux/tcp.h's layout, renamed, because glibc's netinet/tcp.h (which lws includes) declares an
-// older struct tcp_info without the field.
-#include <netinet/in.h>
-#include <sys/socket.h>
-#define tcp_info quizduel_linux_tcp_info
-#define tcp_repair_opt quizduel_linux_tcp_repair_opt
-#define tcp_repair_window quizduel_linux_tcp_repair_window
-#define tcp_zerocopy_receive quizduel_linux_tcp_zerocopy_receive
-#define tcphdr quizduel_linux_tcphdr
-#include <linux/tcp.h>
-#undef tcp_info
-#undef tcp_repair_opt
-#undef tcp_repair_window
-#undef tcp_zerocopy_receive
-#undef tcphdr
-static inline unsigned int quizduel_tcp_min_rtt_us(int fd) {
-    struct quizduel_linux_tcp_info info;
-    socklen_t length = sizeof(info);
-    memset(&info, 0, sizeof(info));
-    if (fd < 0 || getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return 0;
-    if (length < offsetof(struct quizduel_linux_tcp_info, tcpi_min_rtt) + sizeof(info.tcpi_min_rtt)) return 0;
-    return info.tcpi_min_rtt;
-}
-
 #endif

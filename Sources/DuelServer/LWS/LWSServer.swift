@@ -1,4 +1,5 @@
 import CLibWebSockets
+import CTCPInfo
 import Foundation
 import Logging
 import Synchronization
