@@ -1,6 +1,7 @@
 import CEpoll
 import Foundation
 import Glibc
+import Synchronization
 
 /// A TCP proxy that holds bytes back, for network delay on a kernel without `netem` (issue 26):
 /// the fairness tests and the `fairness` bench scenario put far players behind it.
@@ -20,7 +21,8 @@ public final class DelayProxy: @unchecked Sendable {
     private let source: in_addr?
     /// µs each way, and whether only pongs wait on the way up.
     private let delays: (upUs: Int64, downUs: Int64, pongsOnly: Bool)
-    private var stopping = false
+    /// Set by ``stop()`` from another thread.
+    private let stopping = Atomic<Bool>(false)
     private var thread: Thread?
     /// The other end of each open socket.
     private var peer: [Int32: Int32] = [:]
@@ -75,7 +77,7 @@ public final class DelayProxy: @unchecked Sendable {
     }
 
     /// Stops forwarding (sockets close with the process or at the next wake-up).
-    public func stop() { stopping = true }
+    public func stop() { stopping.store(true, ordering: .relaxed) }
 
     private func watch(_ fd: Int32) {
         _ = quizduel_epoll_watch(epoll, fd)
@@ -84,7 +86,7 @@ public final class DelayProxy: @unchecked Sendable {
     private func run() {
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while !stopping {
+        while !stopping.load(ordering: .relaxed) {
             let now = Self.nowUs()
             let wait = head < queue.count ? Int32(max(0, min(50, (queue[head].dueUs - now + 999) / 1_000))) : 50
             let ready = epoll_wait(epoll, &events, Int32(events.count), wait)
@@ -180,11 +182,8 @@ public final class DelayProxy: @unchecked Sendable {
         watch(server)
     }
 
-    static func nowUs() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1_000
-    }
+    /// The bots' monotonic clock (``nowMicros()``), signed for the arithmetic of due times.
+    static func nowUs() -> Int64 { Int64(nowMicros()) }
 
     struct ProxyError: Error, CustomStringConvertible {
         let description: String

@@ -81,6 +81,12 @@ struct ConnectionOptions: ParsableArguments {
     var trustedProxies: [String] = []
     @Option(name: .customLong("fair-cap-ms"), help: "The most an answer is credited for its player's measured round trip, in ms; 0 judges answers by arrival, as protocol version 1 (env QUIZDUEL_FAIR_CAP_MS; default 250).")
     var fairCapMs: Int64?
+
+    func validate() throws {
+        if let fairCapMs, !(0...10_000).contains(fairCapMs) {
+            throw ValidationError("--fair-cap-ms: 0 (off) to 10000 ms")
+        }
+    }
     @Option(name: .customLong("hash-queue"), help: "Password hashes (signup, login) waiting or running, in all (default 256).")
     var hashQueue: Int?
     @Option(name: .customLong("hash-queue-per-address"), help: "Password hashes waiting or running per client address (default 8).")
@@ -98,8 +104,9 @@ struct ConnectionOptions: ParsableArguments {
             config.limits.messageBurst = messagesPerSecond * 2
         }
         if let maxConnections { config.limits.maxConnections = maxConnections }
-        if let cap = fairCapMs ?? environment["QUIZDUEL_FAIR_CAP_MS"].flatMap({ Int64($0) }) {
-            config.network.fairCapMs = max(0, cap)
+        // The flag is checked by validate(); a malformed environment value keeps the default.
+        if let cap = fairCapMs ?? environment["QUIZDUEL_FAIR_CAP_MS"].flatMap({ Int64($0) }), (0...10_000).contains(cap) {
+            config.network.fairCapMs = cap
         }
         config.network.trustedProxies = trustedProxies.isEmpty
             ? (environment["QUIZDUEL_TRUSTED_PROXIES"] ?? "").split(separator: ",").map { String($0) }

@@ -175,7 +175,7 @@ final class DuelDelivery: @unchecked Sendable {
         switch verdict {
         case .answered(let correct, let points):
             metrics.answerLatency.observe(ms: Double(Clock.nowMs() - held.arrivedMs))
-            replies.reply(connection, held.ref, ["correct": .bool(correct), "points": .number(points)])
+            replies.reply(connection, held.ref, Replies.answered(correct: correct, points: points))
         case .refused(let error):
             replies.fail(connection, held.ref, error)
         }

@@ -55,7 +55,7 @@ final class GameRequests: @unchecked Sendable {
             finishDuelRequest(connection, ref, result) { outcome in
                 if case .answered(let correct, let points) = outcome {
                     metrics.answerLatency.observe(ms: Double(Clock.nowMs() - arrivedMs))
-                    return ["correct": .bool(correct), "points": .number(points)]
+                    return Replies.answered(correct: correct, points: points)
                 }
                 return nil
             }

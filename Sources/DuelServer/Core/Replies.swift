@@ -23,6 +23,12 @@ final class Replies: @unchecked Sendable {
         send(connection, ServerMessage.reply(ref: ref, data: data))
     }
 
+    /// The `answer` op's reply data: one shape whether the verdict came at once or at the
+    /// question's settle (``HeldReply``).
+    static func answered(correct: Bool, points: Int) -> JSONObject {
+        ["correct": .bool(correct), "points": .number(points)]
+    }
+
     func fail(_ connection: Connection, _ ref: RequestRef?, _ error: ProtocolError) {
         metrics.errorsByCode[error.code.rawValue, default: 0] += 1
         send(connection, ServerMessage.error(ref: ref, error))
