@@ -312,8 +312,9 @@ enum CitusCluster {
     }
 
     /// The everyday requests besides a duel run on the cluster as on plain Postgres: a whole
-    /// practice game, the notebook, stats, history, leaderboards, goals, the time zone, a quiz made, published,
-    /// saved and rated, challenges and notifications. Each reply must be `ok`.
+    /// practice game, the notebook, stats, history, leaderboards, goals and their reminders, notes
+    /// and colours per bank, the time zone, a quiz made, published, saved and rated, challenges and
+    /// notifications. Each reply must be `ok`.
     @Test func everydayRequestsRunOnTheCluster() async throws {
         let url = try CitusCluster.url()
         let server = try TestServer.start { $0.database.url = url }
@@ -349,6 +350,22 @@ enum CitusCluster {
         }
         _ = try await ok(a, "goal_set", ["kind": "games", "target": 3])
         _ = try await ok(a, "profile_update", ["time_zone": "Europe/Paris"])
+        // The learning diary (issue 27): a reminder is sent once by the job on the cluster, and a
+        // note and colour are kept on the player's shard.
+        let remindAt = Int64(Date().timeIntervalSince1970 * 1000) + 500
+        _ = try await ok(a, "goal_set", ["kind": "wins", "target": 2, "remind_at": .string(Timestamp.iso8601(ms: remindAt))])
+        var reminded = false
+        while !reminded, let event = await a.client.nextEvent("notification", timeout: .seconds(5)) {
+            reminded = event["record"]?["kind"] == "goal_reminder"
+        }
+        #expect(reminded)
+        _ = try await ok(a, "bank_pref_set", ["bank": "world-capitals", "note": "On the cluster", "color": "#123456"])
+        #expect(try await ok(a, "bank_prefs")["data"]?["bank_prefs"]?[0]?["note"] == "On the cluster")
+        let db = try PGConnection(url)
+        defer { db.close() }
+        #expect(try db.query("""
+            SELECT count(*) AS n FROM pg_dist_partition WHERE logicalrelid = 'player_banks'::regclass AND partmethod = 'h'
+            """)[0].int("n") == 1)
         let created = try await ok(a, "quiz_create", ["title": "Cluster quiz"])
         let slug = created["data"]?["quiz"]?["quiz"]?.string ?? ""
         for index in 0..<5 {

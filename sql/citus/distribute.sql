@@ -110,6 +110,22 @@ BEGIN
     END LOOP;
 END $$;
 
+-- Tables a migration added after the first placement (which returns early on a placed
+-- cluster): what belongs to one player, co-located by player id. A first placement made them
+-- Citus local tables when it put their foreign keys to reference tables back; they are
+-- distributed from there.
+DO $$
+DECLARE
+    added_by_player text[] := ARRAY['player_banks'];
+    t text;
+BEGIN
+    FOREACH t IN ARRAY added_by_player LOOP
+        IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = t::regclass AND partmethod = 'h') THEN
+            PERFORM create_distributed_table(t::regclass, 'player_id', colocate_with => 'player_progress');
+        END IF;
+    END LOOP;
+END $$;
+
 -- Every session of this database modifies shards over one connection per node. A transaction
 -- that writes a reference table (a quiz's play count) after writing duels in several shards (the
 -- matcher's new games) is refused otherwise, since the reference table's foreign keys need the

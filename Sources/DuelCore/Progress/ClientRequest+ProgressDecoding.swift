@@ -9,7 +9,8 @@ extension ClientRequest {
                 throw .badField("kind", "must be wins, games, correct_answers or mistakes_learned")
             }
             return .goalSet(GoalDraft(kind: kind, bank: try fields.optionalIdentifier("bank", maxLength: 128),
-                                      target: try fields.int("target", in: GoalDraft.targets)))
+                                      target: try fields.int("target", in: GoalDraft.targets),
+                                      reminder: try fields.reminder()))
         case .goals: return .goals
         case .notifications:
             return .notifications(limit: try fields.int("limit", in: 1...100, default: 20),
@@ -20,6 +21,11 @@ extension ClientRequest {
                                   limit: try fields.int("limit", in: 1...500, default: 100))
         case .stats: return .stats(bank: try fields.optionalIdentifier("bank", maxLength: 128))
         case .achievements: return .achievements
+        case .bankPrefSet:
+            return .bankPrefSet(BankPrefDraft(bank: try fields.identifier("bank", maxLength: 128),
+                                              note: try fields.optionalString("note", maxLength: BankPrefDraft.maxNoteLength),
+                                              color: try fields.bankColor()))
+        case .bankPrefs: return .bankPrefs
         default: throw ProtocolError(.internal, "not a progress op: \(op.rawValue)")
         }
     }
@@ -34,5 +40,29 @@ extension Fields {
             ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "/_-+".unicodeScalars.contains($0)
         }) else { throw .badField("time_zone", "must be an IANA time zone name, such as Europe/Paris") }
         return name
+    }
+
+    /// `goal_set`'s `remind_at`: absent keeps the goal's reminder, null clears it, and an ISO
+    /// 8601 time with a zone sets it (whether it lies before the goal is due is the store's
+    /// check, which names the field too).
+    func reminder() throws(ProtocolError) -> GoalDraft.Reminder {
+        guard let value = object["remind_at"] else { return .keep }
+        if value == .null { return .clear }
+        guard case .string(let text) = value, let ms = Timestamp.milliseconds(iso8601: text) else {
+            throw .badField("remind_at", "must be an ISO 8601 time with a zone, such as 2026-11-30T18:00:00Z, or null")
+        }
+        return .at(ms: ms)
+    }
+
+    /// `bank_pref_set`'s `color`: absent keeps it, null gives the bank its own colour back, and
+    /// `#rrggbb` (either case) sets it.
+    func bankColor() throws(ProtocolError) -> BankPrefDraft.Color {
+        guard let value = object["color"] else { return .keep }
+        if value == .null { return .reset }
+        guard case .string(let text) = value, text.utf8.count == 7, text.first == "#",
+              text.utf8.dropFirst().allSatisfy({ ("0"..."9").contains(Unicode.Scalar($0))
+                  || ("a"..."f").contains(Unicode.Scalar($0)) || ("A"..."F").contains(Unicode.Scalar($0)) })
+        else { throw .badField("color", "must be a colour such as #3366cc, or null") }
+        return .set(text.lowercased())
     }
 }

@@ -128,7 +128,8 @@ extension ClientRequest {
         case .rematch: return .rematch(duelID: try fields.identifier("duel_id", maxLength: 128))
         case .quizCreate, .quizUpdate, .quizDelete, .quizPublish, .quizUnpublish, .quizQuestions, .quiz, .myQuizzes, .questionAdd, .questionUpdate, .questionDelete, .catalog, .quizSave, .quizUnsave, .library, .rate:
             return try decodeQuizOp(op, fields)
-        case .profileUpdate, .goalSet, .goals, .notifications, .notificationsSeen, .ratingHistory, .stats, .achievements:
+        case .profileUpdate, .goalSet, .goals, .notifications, .notificationsSeen, .ratingHistory, .stats, .achievements,
+             .bankPrefSet, .bankPrefs:
             return try decodeProgressOp(op, fields)
         }
     }

@@ -74,6 +74,9 @@ public enum ClientRequest: Sendable, Equatable {
     case ratingHistory(bank: String, limit: Int)
     case stats(bank: String?)
     case achievements
+    // The learning diary (issue 27).
+    case bankPrefSet(BankPrefDraft)
+    case bankPrefs
 
     /// The `op` names, as on the wire (``Op``, the one list).
     public static var ops: [String] { Op.allCases.map(\.rawValue) }
@@ -131,6 +134,8 @@ public enum ClientRequest: Sendable, Equatable {
         case .ratingHistory: .ratingHistory
         case .stats: .stats
         case .achievements: .achievements
+        case .bankPrefSet: .bankPrefSet
+        case .bankPrefs: .bankPrefs
         }
     }
 

@@ -52,6 +52,8 @@ public enum Op: String, CaseIterable, Sendable {
     case ratingHistory = "rating_history"
     case stats
     case achievements
+    case bankPrefSet = "bank_pref_set"
+    case bankPrefs = "bank_prefs"
 
     /// Accepted before authentication.
     public var isAnonymous: Bool {

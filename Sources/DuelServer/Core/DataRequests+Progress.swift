@@ -2,7 +2,7 @@ import DuelCore
 import DuelStore
 
 /// The progress ops (issue 14): time zone, weekly goals, notifications, the rating chart,
-/// statistics and achievements. Each is one database job.
+/// statistics and achievements; and the learning diary's notes and colours per bank (issue 27). Each is one database job.
 extension DataRequests {
     func progressRequest(_ connection: Connection, _ ref: RequestRef?, _ request: ClientRequest) {
         let player = connection.player!
@@ -27,6 +27,10 @@ extension DataRequests {
                 return try progress.stats(player: player, bank: bank)
             case .achievements:
                 return ["achievements": .array(try progress.achievements(player: player))]
+            case .bankPrefSet(let draft):
+                return ["bank_pref": try BankPrefsRepository(db).set(player: player, draft)]
+            case .bankPrefs:
+                return ["bank_prefs": .array(try BankPrefsRepository(db).list(player: player))]
             default:
                 throw StoreError(.internal, "not a progress op: \(request.op)")
             }

@@ -63,9 +63,9 @@ extension PeriodicJobs {
         }
     }
 
-    /// Expires challenges and rematch offers, and lets room members gone longer than the
-    /// abandonment delay (or banned) leave. Every instance runs it; row locks make each change
-    /// happen once.
+    /// Expires challenges and rematch offers, lets room members gone longer than the
+    /// abandonment delay (or banned) leave, and sends the goal reminders due. Every instance
+    /// runs it; row locks make each change happen once.
     func socialUpkeep() {
         let abandonAfter = configuration.duel.abandonAfterMs
         jobs.database(for: nil, priority: .background, delivering: { db, outbox in
@@ -73,9 +73,10 @@ extension PeriodicJobs {
             try RoomRepository(db).expireChallenges(nowMs: now, outbox: outbox)
             try RoomRepository(db).expireRematchOffers(nowMs: now, outbox: outbox)
             try RoomRepository(db).leaveGoneMembers(afterMs: abandonAfter, nowMs: now, outbox: outbox)
+            try ProgressRepository(db).sendReminders(nowMs: now, outbox: outbox)
         }) { [self] _, result in
             if case .failure(let error) = result, !((error as? PGError)?.isConnectionFailure ?? false) {
-                logger.warning("room and challenge upkeep failed", metadata: ["error": "\(error)"])
+                logger.warning("room, challenge and reminder upkeep failed", metadata: ["error": "\(error)"])
             }
         }
     }

@@ -77,7 +77,8 @@ final class RequestRouter: @unchecked Sendable {
              .myQuizzes, .questionAdd, .questionUpdate, .questionDelete, .catalog, .quizSave, .quizUnsave, .library,
              .rate, .reportQuiz:
             data.quizRequest(connection, ref, envelope.request)
-        case .profileUpdate, .goalSet, .goals, .notifications, .notificationsSeen, .ratingHistory, .stats, .achievements:
+        case .profileUpdate, .goalSet, .goals, .notifications, .notificationsSeen, .ratingHistory, .stats, .achievements,
+             .bankPrefSet, .bankPrefs:
             data.progressRequest(connection, ref, envelope.request)
         }
     }

@@ -64,21 +64,36 @@ public struct ProgressRepository {
             // its own: on Citus a query sent to the player's shard cannot call goal_reached, which
             // reads another table.
             let me = try db.query("""
-                SELECT time_zone, date_trunc('week', player_day(now(), time_zone))::date::text AS week
+                SELECT time_zone, date_trunc('week', player_day(now(), time_zone))::date::text AS week,
+                       \(unsafeRaw: SQLTime.ms("now()")) AS now_ms,
+                       \(unsafeRaw: Self.dueMs(week: "date_trunc('week', player_day(now(), time_zone))::date", zone: "time_zone")) AS due_ms
                   FROM player_progress WHERE player_id = \(player)::uuid
                 """)[0]
             let week = try me.string("week"), zone = try me.string("time_zone")
+            // A reminder comes before the goal is due, and after now: one in the past would never
+            // be sent (the reminder job sends only before the due time).
+            var remindAt: String?
+            if case .at(let ms) = goal.reminder {
+                let now = try me.int64("now_ms"), due = try me.int64("due_ms")
+                guard ms > now, ms <= due else {
+                    throw StoreError(.badRequest, "remind_at: must lie between now and the goal's due time, \(Timestamp.iso8601(ms: due))")
+                }
+                remindAt = Timestamp.iso8601(ms: ms)
+            }
+            let keepReminder = goal.reminder == .keep
             let reached = try db.query("""
                 SELECT goal_reached(\(player)::uuid, \(goal.kind.rawValue), \(bankID)::int, \(week)::date, \(zone),
                                     \(goal.target)::int) AS reached
                 """)[0].bool("reached")
             try db.query("""
-                INSERT INTO weekly_goals (player_id, week_start, kind, bank_id, target, reached_at)
+                INSERT INTO weekly_goals (player_id, week_start, kind, bank_id, target, reached_at, remind_at)
                 VALUES (\(player)::uuid, \(week)::date, \(goal.kind.rawValue), \(bankID), \(goal.target),
-                        CASE WHEN \(reached) THEN now() END)
+                        CASE WHEN \(reached) THEN now() END, \(remindAt)::timestamptz)
                 ON CONFLICT (player_id, week_start, kind, coalesce(bank_id, 0))
                 DO UPDATE SET target = excluded.target, set_at = excluded.set_at,
-                              reached_at = coalesce(weekly_goals.reached_at, excluded.reached_at)
+                              reached_at = coalesce(weekly_goals.reached_at, excluded.reached_at),
+                              remind_at = CASE WHEN \(keepReminder) THEN weekly_goals.remind_at ELSE excluded.remind_at END,
+                              reminded_at = CASE WHEN \(keepReminder) THEN weekly_goals.reminded_at END
                 """)
             return try goals(player: player)
         }
@@ -90,7 +105,9 @@ public struct ProgressRepository {
         // player's shard, where goal_progress (which reads game_progress) cannot be called.
         try db.query("""
             SELECT w.kind, b.slug AS bank, w.bank_id, w.target, w.reached_at IS NOT NULL AS reached,
-                   w.week_start::text AS week, p.time_zone
+                   w.week_start::text AS week, p.time_zone, \(unsafeRaw: SQLTime.ms("w.remind_at")) AS remind_ms,
+                   w.reminded_at IS NOT NULL AS reminded,
+                   \(unsafeRaw: Self.dueMs(week: "w.week_start", zone: "p.time_zone")) AS due_ms
               FROM weekly_goals w JOIN player_progress p ON p.player_id = w.player_id
               LEFT JOIN banks b ON b.id = w.bank_id
              WHERE w.player_id = \(player)::uuid AND w.week_start = date_trunc('week', player_day(now(), p.time_zone))::date
@@ -105,6 +122,9 @@ public struct ProgressRepository {
                 "kind": .string(kind), "bank": row["bank"].map { .string($0) } ?? .null,
                 "target": .number(try row.int("target")), "progress": .number(progress),
                 "reached": .bool(try row.bool("reached")), "week_start": .string(week),
+                "due_at": .string(Timestamp.iso8601(ms: try row.int64("due_ms"))),
+                "remind_at": try row.optionalInt64("remind_ms").map { .string(Timestamp.iso8601(ms: $0)) } ?? .null,
+                "reminded": .bool(try row.bool("reminded")),
             ])
         }
     }
