@@ -45,10 +45,11 @@ extension Duel {
     func facts(placements: [PlayerID: Int]) -> [GameFacts] {
         let firsts = placements.values.filter { $0 == 1 }.count
         // Who was still seated when the first question opened (nobody, if none opened).
+        // A recording is no rival (a first place against it is not a win), and has no progress.
         let seatedAtFirst = rounds.first.map { first in
-            Set(players.filter { $0.leftAtMs.map { $0 > first.opensAtMs } ?? true }.map(\.id))
+            Set(players.filter { !$0.isRecorded && $0.leftAtMs.map { $0 > first.opensAtMs } ?? true }.map(\.id))
         } ?? []
-        return players.map { player in
+        return players.filter { !$0.isRecorded }.map { player in
             let right = rounds.compactMap { round -> Int64? in
                 guard let answer = round.answer(of: player.id), answer.correct else { return nil }
                 return answer.atMs - round.opensAtMs

@@ -25,47 +25,57 @@ extension Duel {
         case .failure(let rejection):
             step.outcome = .rejected(rejection)
         case .success(let (seat, correct)):
-            let round = rounds[questionIndex]
-            // Issue 26: every rule but the deadline judges the answer by its credited time.
-            let credited = max(round.opensAtMs, atMs - (players[seat].lagMs ?? 0))
-            let points = Scoring.points(
-                correct: correct, atMs: credited, deadlineMs: round.deadlineMs, configuration: configuration)
-            let answer = DuelAnswer(player: player, submission: submission, correct: correct, atMs: atMs, points: points,
-                                    creditedAtMs: credited)
-            // An answer proves its author is there, whatever their sockets say (a new
-            // connection on another instance may not have been seen yet): rule 8's clock stops.
-            players[seat].connected = true
-            players[seat].disconnectedAtMs = nil
-            if correct && !round.isSettling && settleTime(of: answer, in: round) <= atMs {
-                // Nobody could have answered earlier (everyone near, or everyone answered): rule
-                // 4 at once, version 1's path, with nothing to wait for.
-                judge(answer, questionIndex: questionIndex, atMs: atMs, into: &step)
-                step.outcome = .answered(correct: true, points: points)
-                reveal(cause: .won, atMs: atMs, into: &step)
-            } else if correct || round.isSettling {
-                // Rule 4 by credited time: a first correct answer wins only once no one still
-                // able to answer could arrive credited earlier (``settle(questionIndex:atMs:into:)``).
-                rounds[questionIndex].pending = (round.pending ?? []) + [answer]
-                step.stateTouched = true
-                settle(questionIndex: questionIndex, atMs: atMs, into: &step)
-                // The author's own verdict is the reply to this input; `settled` is for the others.
-                step.outcome = step.settled.removeValue(forKey: player) ?? .settling
-            } else {
-                judge(answer, questionIndex: questionIndex, atMs: atMs, into: &step)
-                step.outcome = .answered(correct: false, points: 0)
-                if everyActivePlayerAnswered(rounds[questionIndex]) {
-                    reveal(cause: .allAnswered, atMs: atMs, into: &step)
-                }
-            }
+            step.outcome = take(seat: seat, questionIndex: questionIndex, submission: submission, correct: correct,
+                                atMs: atMs, into: &step)
             catchUp(nowMs: atMs, into: &step)
         }
         finishStep(&step)
         return step
     }
 
+    /// An answer that passed rule 5's checks (a player's, or a recording's at its time): judged,
+    /// scored and revealed as rules 4-6 say. Returns the author's verdict, the reply.
+    mutating func take(
+        seat: Int, questionIndex: Int, submission: Submission, correct: Bool, atMs: Int64, into step: inout DuelStep
+    ) -> DuelStep.Outcome {
+        let player = players[seat].id
+        let round = rounds[questionIndex]
+        // Issue 26: every rule but the deadline judges the answer by its credited time.
+        let credited = max(round.opensAtMs, atMs - (players[seat].lagMs ?? 0))
+        let points = Scoring.points(
+            correct: correct, atMs: credited, deadlineMs: round.deadlineMs, configuration: configuration)
+        let answer = DuelAnswer(player: player, submission: submission, correct: correct, atMs: atMs, points: points,
+                                creditedAtMs: credited)
+        // An answer proves its author is there, whatever their sockets say (a new
+        // connection on another instance may not have been seen yet): rule 8's clock stops.
+        players[seat].connected = true
+        players[seat].disconnectedAtMs = nil
+        if correct && !round.isSettling && settleTime(of: answer, in: round) <= atMs {
+            // Nobody could have answered earlier (everyone near, or everyone answered): rule
+            // 4 at once, version 1's path, with nothing to wait for.
+            judge(answer, questionIndex: questionIndex, atMs: atMs, into: &step)
+            reveal(cause: .won, atMs: atMs, into: &step)
+            return .answered(correct: true, points: points)
+        } else if correct || round.isSettling {
+            // Rule 4 by credited time: a first correct answer wins only once no one still
+            // able to answer could arrive credited earlier (``settle(questionIndex:atMs:into:)``).
+            rounds[questionIndex].pending = (round.pending ?? []) + [answer]
+            step.stateTouched = true
+            settle(questionIndex: questionIndex, atMs: atMs, into: &step)
+            // The author's own verdict is the reply to this input; `settled` is for the others.
+            return step.settled.removeValue(forKey: player) ?? .settling
+        } else {
+            judge(answer, questionIndex: questionIndex, atMs: atMs, into: &step)
+            if everyActivePlayerAnswered(rounds[questionIndex]) {
+                reveal(cause: .allAnswered, atMs: atMs, into: &step)
+            }
+            return .answered(correct: false, points: 0)
+        }
+    }
+
     /// Rule 5's checks, in the order a client author would expect; returns the answering seat
     /// and whether the answer is right.
-    private func checkAnswer(
+    func checkAnswer(
         player: PlayerID, questionIndex: Int, submission: Submission, atMs: Int64
     ) -> Result<(Int, Bool), ProtocolError> {
         guard let seat = seat(of: player) else { return .failure(ProtocolError(.notInDuel)) }
@@ -174,7 +184,8 @@ extension Duel {
         if let seat = seat(of: player) {
             if phase == .finished {
                 step.outcome = .rejected(ProtocolError(.duelOver))
-            } else if change(&players[seat]) {
+            } else if !players[seat].isRecorded, change(&players[seat]) {
+                // (A recording has no connection to lose and no lag: nothing changes it.)
                 step.stateTouched = true
                 catchUp(nowMs: atMs, into: &step)
             }

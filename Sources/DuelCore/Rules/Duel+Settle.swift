@@ -77,9 +77,14 @@ extension Duel {
     mutating func judge(_ answer: DuelAnswer, questionIndex: Int, atMs: Int64, into step: inout DuelStep) {
         let round = rounds[questionIndex]
         rounds[questionIndex].answers.append(answer)
-        step.newAnswers.append(DuelStep.NewAnswer(
-            questionIndex: questionIndex, answer: answer, elapsedMs: max(0, answer.creditedAtMs - round.opensAtMs)))
-        if let seat = seat(of: answer.player) { players[seat].score += answer.points }
+        let seat = seat(of: answer.player)
+        // A recording's answers are nobody's: not stored as answers (duel_answers), so no
+        // statistics count them twice.
+        if let seat, !players[seat].isRecorded {
+            step.newAnswers.append(DuelStep.NewAnswer(
+                questionIndex: questionIndex, answer: answer, elapsedMs: max(0, answer.creditedAtMs - round.opensAtMs)))
+        }
+        if let seat { players[seat].score += answer.points }
         emit(.answered, atMs: atMs, into: &step)
     }
 }

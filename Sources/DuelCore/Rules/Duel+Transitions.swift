@@ -1,6 +1,7 @@
 /// The internal transitions shared by every input: opening, revealing, finishing.
 extension Duel {
-    /// Applies every transition that is due at `nowMs`, earliest first.
+    /// Applies every transition that is due at `nowMs`, earliest first (a recorded opponent's
+    /// answer among them, at its own time).
     ///
     /// Each transition is stamped `nowMs` and the next phase is timed from it, so
     /// a timer that fires late (or a server that restarts) never shortens the
@@ -17,7 +18,11 @@ extension Duel {
                     finish(reason: .abandoned, winner: nil, atMs: nowMs, into: &step)
                 }
             } else if let phaseDue, phaseDue <= nowMs {
-                endPhase(atMs: nowMs, into: &step)
+                if let recorded = nextRecordedAnswer, recorded.atMs == phaseDue {
+                    giveRecordedAnswer(recorded, into: &step)
+                } else {
+                    endPhase(atMs: nowMs, into: &step)
+                }
             } else {
                 break
             }

@@ -62,13 +62,16 @@ public struct Duel: Sendable, Codable, Equatable {
         nowMs: Int64
     ) -> (Duel, DuelStep)? {
         guard mode.playerCounts.contains(players.count), Set(players.map(\.id)).count == players.count,
-              !questions.isEmpty, configuration.problems.isEmpty
+              !questions.isEmpty, configuration.problems.isEmpty,
+              // A recorded game is one person against one recording; no other mode has one.
+              players.filter(\.isRecorded).count == (mode == .recorded ? 1 : 0),
+              mode != .recorded || !players[0].isRecorded
         else { return nil }
         var duel = Duel(
             id: id,
             bank: bank,
             configuration: configuration,
-            players: players.map { DuelPlayer(id: $0.id, username: $0.username, rating: $0.rating) },
+            players: players.map { DuelPlayer(id: $0.id, username: $0.username, rating: $0.rating, recording: $0.recording) },
             storedMode: mode == .ranked ? nil : mode,
             questions: Array(questions.prefix(configuration.questionCount)),
             phase: .countdown,
@@ -109,7 +112,8 @@ public struct Duel: Sendable, Codable, Equatable {
     var phaseDueAtMs: Int64? {
         guard let end = phaseEndsAtMs else { return nil }
         guard phase == .question else { return end }
-        // Answers waiting for the settle are judged at it (never after the deadline's end).
-        return min(end + 1, currentRound?.settlesAtMs ?? .max)
+        // Answers waiting for the settle are judged at it (never after the deadline's end), and
+        // a recorded opponent's answer is given at its time.
+        return min(end + 1, currentRound?.settlesAtMs ?? .max, nextRecordedAnswer?.atMs ?? .max)
     }
 }

@@ -8,6 +8,10 @@ public enum DuelMode: String, Sendable, Codable, Equatable, CaseIterable {
     case challenge
     /// One player alone.
     case practice
+    /// One player against a recorded opponent (issue 27): a past player's answers and timings
+    /// on the same questions, replayed by the engine; or, before anyone has played the bank, the
+    /// house's. The recording is not an account: only the player is stored as the game's.
+    case recorded
 
     /// Rating rewards beating strangers; games among friends (and alone) would farm it.
     public var isRated: Bool { self == .ranked }
@@ -15,7 +19,7 @@ public enum DuelMode: String, Sendable, Codable, Equatable, CaseIterable {
     /// How many players a game of this mode has.
     public var playerCounts: ClosedRange<Int> {
         switch self {
-        case .ranked, .challenge: 2...2
+        case .ranked, .challenge, .recorded: 2...2
         case .room: 2...4
         case .practice: 1...1
         }

@@ -25,13 +25,24 @@ public struct DuelPlayer: Sendable, Codable, Equatable {
     /// a first correct answer of someone else waits this long for theirs. Nil until measured
     /// (no credit, no wait), and always with compensation off.
     public internal(set) var lagMs: Int64?
+    /// A recorded opponent's answers (issue 27), given in by the engine at their times; nil for
+    /// a person. A recording has no connection to lose, no lag and no progress, and its answers
+    /// are not stored as anyone's.
+    public let recording: [RecordedAnswer]?
 
-    public init(id: PlayerID, username: String, rating: GlickoRating) {
+    public init(id: PlayerID, username: String, rating: GlickoRating, recording: [RecordedAnswer]? = nil) {
         self.id = id
         self.username = username
         self.rating = rating
         self.score = 0
         self.connected = true
         self.disconnectedAtMs = nil
+        self.recording = recording
     }
+
+    /// The id of every recorded opponent: not an account (the nil UUID), so never anyone's.
+    public static let recordedID: PlayerID = "00000000-0000-0000-0000-000000000000"
+
+    /// Whether this seat is a recording, not a person.
+    public var isRecorded: Bool { recording != nil }
 }

@@ -28,24 +28,13 @@ public struct DuelAnswer: Sendable, Equatable {
     public var choice: Int? { submission.choice }
 }
 
-/// The stored form: an answer to a one-choice question keeps its `choice` key from before
-/// issue 13; the others store `choices`, `text` or `number` instead.
+/// The stored form: the submission's key beside the others (``Submission``'s coding).
 extension DuelAnswer: Codable {
-    private enum CodingKeys: String, CodingKey { case player, choice, choices, text, number, correct, atMs, points, creditedAtMs }
+    private enum CodingKeys: String, CodingKey { case player, correct, atMs, points, creditedAtMs }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let submission: Submission
-        if let choice = try c.decodeIfPresent(Int.self, forKey: .choice) {
-            submission = .choice(choice)
-        } else if let choices = try c.decodeIfPresent([Int].self, forKey: .choices) {
-            submission = .choices(choices)
-        } else if let text = try c.decodeIfPresent(String.self, forKey: .text) {
-            submission = .text(text)
-        } else {
-            submission = .number(try c.decode(Double.self, forKey: .number))
-        }
-        self.init(player: try c.decode(PlayerID.self, forKey: .player), submission: submission,
+        self.init(player: try c.decode(PlayerID.self, forKey: .player), submission: try Submission(from: decoder),
                   correct: try c.decode(Bool.self, forKey: .correct), atMs: try c.decode(Int64.self, forKey: .atMs),
                   points: try c.decode(Int.self, forKey: .points),
                   creditedAtMs: try c.decodeIfPresent(Int64.self, forKey: .creditedAtMs))
@@ -54,12 +43,7 @@ extension DuelAnswer: Codable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(player, forKey: .player)
-        switch submission {
-        case .choice(let choice): try c.encode(choice, forKey: .choice)
-        case .choices(let choices): try c.encode(choices, forKey: .choices)
-        case .text(let text): try c.encode(text, forKey: .text)
-        case .number(let number): try c.encode(number, forKey: .number)
-        }
+        try submission.encode(to: encoder)
         try c.encode(correct, forKey: .correct)
         try c.encode(atMs, forKey: .atMs)
         try c.encode(points, forKey: .points)
