@@ -69,7 +69,7 @@ extension ServerTests {
             for (op, field) in [("stats", "bank"), ("leaderboard", "bank"), ("rating_history", "bank"), ("queue", "bank"),
                                 ("practice", "bank"), ("room_create", "bank"), ("quiz", "quiz"), ("quiz_questions", "quiz"),
                                 ("quiz_delete", "quiz"), ("quiz_publish", "quiz"), ("quiz_save", "quiz"),
-                                ("bank_pref_set", "bank")] {
+                                ("bank_pref_set", "bank"), ("recorded", "bank")] {
                 let hidden = try await answer(op, [field: .string(slug)])
                 let absent = try await answer(op, [field: .string(missing)])
                 #expect(hidden == absent && hidden == "unknown_bank", "\(op): \(hidden) vs \(absent)")

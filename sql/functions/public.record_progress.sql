@@ -8,7 +8,9 @@
 --   * a game pays a player (XP, a game counted, a streak day, goals, achievements) only when
 --     they answered at least one question of it, right or wrong;
 --   * a first place (and a win) counts only when another player was still in the game when its
---     first question opened: others leaving before any question give nothing;
+--     first question opened: others leaving before any question give nothing; a recorded
+--     opponent is no player (the engine counts no rival for it), so a recorded game pays as
+--     practice does: its right answers, and the game played to its end;
 --   * a game on one's own quiz pays its owner nothing: the owner knows every key;
 --   * a streak day is counted once per real day whatever the time zone (streak_after), and the
 --     zone can change once in 24 hours (the server's setTimeZone).
@@ -56,7 +58,7 @@ BEGIN
     SELECT f.duel_id, f.player_id, f.bank_id, f.mode, to_timestamp(f.finished_ms / 1000.0), f.correct, f.questions,
            f.first_place AND f.rivals > 0, f.won AND f.rivals > 0, f.stayed, f.players, f.fastest, 0,
            f.correct * v_correct + (CASE WHEN f.first_place AND f.rivals > 0 THEN v_first ELSE 0 END)
-           + (CASE WHEN f.mode = 'practice' AND f.stayed THEN v_practice ELSE 0 END)
+           + (CASE WHEN f.mode IN ('practice', 'recorded') AND f.stayed THEN v_practice ELSE 0 END)
       FROM unnest(p_duels, p_players, p_banks, p_modes, p_finished_ms, p_correct, p_questions, p_first, p_won,
                   p_stayed, p_seats, p_fastest, p_answered, p_rivals)
            AS f(duel_id, player_id, bank_id, mode, finished_ms, correct, questions, first_place, won, stayed,

@@ -109,6 +109,8 @@ extension ClientRequest {
             let mistakes = try fields.bool("mistakes", default: false)
             guard bank != nil || mistakes else { throw .badField("bank", "is required unless mistakes is true") }
             return .practice(bank: bank, mistakes: mistakes)
+        case .recorded:
+            return .recorded(bank: try fields.identifier("bank", maxLength: 128))
         case .roomCreate:
             let answerMs: Int? = fields.has("answer_ms") ? try fields.int("answer_ms", in: 5_000...60_000) : nil
             return .roomCreate(

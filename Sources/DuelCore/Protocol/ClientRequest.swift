@@ -33,6 +33,8 @@ public enum ClientRequest: Sendable, Equatable {
     /// A one-player unrated game: random questions of `bank`, or (with `mistakes`) the
     /// player's mistakes notebook, of `bank` when given.
     case practice(bank: String?, mistakes: Bool)
+    /// A game against a recorded opponent (issue 27).
+    case recorded(bank: String)
     /// A room of `maxPlayers`; `answerMs` nil: the server's answer window.
     case roomCreate(bank: String, questions: Int, answerMs: Int?, maxPlayers: Int)
     /// `code` as typed, normalized (``RoomCode/normalized(_:)``).
@@ -100,6 +102,7 @@ public enum ClientRequest: Sendable, Equatable {
         case .mistakes: .mistakes
         case .report: .report
         case .practice: .practice
+        case .recorded: .recorded
         case .roomCreate: .roomCreate
         case .roomJoin: .roomJoin
         case .roomLeave: .roomLeave

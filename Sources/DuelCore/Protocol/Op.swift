@@ -19,6 +19,7 @@ public enum Op: String, CaseIterable, Sendable {
     case mistakes
     case report
     case practice
+    case recorded
     case roomCreate = "room_create"
     case roomJoin = "room_join"
     case roomLeave = "room_leave"

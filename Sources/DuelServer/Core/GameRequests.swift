@@ -142,6 +142,22 @@ final class GameRequests: @unchecked Sendable {
         }
     }
 
+    /// A game against a recorded opponent (issue 27): the reply `{duel_id, opponent}`
+    /// (`past_player` or `house`: which, never who), then its `init` like any duel's.
+    func recorded(_ connection: Connection, _ ref: RequestRef?, bank: String) {
+        let player = connection.player!
+        let rules = configuration.duel
+        let announce = Announcement.needed(players: [player], heldHere: { _ in true }, shared: connections.directory.shared)
+        jobs.database(for: connection, { db in
+            try DuelRepository(db).startRecorded(
+                player: player, bank: bank, configuration: rules, nowMs: Clock.nowMs(), announce: announce)
+        }) { [self] connection, result in
+            started(connection, ref, result.map {
+                (["duel_id": .string($0.update.duelID), "opponent": .string($0.source.rawValue)], $0.update, [])
+            })
+        }
+    }
+
     /// Replies to a request that started a game, then delivers the game's `init` (the
     /// reply first, as for `practice`).
     func started(

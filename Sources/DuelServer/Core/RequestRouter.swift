@@ -63,6 +63,7 @@ final class RequestRouter: @unchecked Sendable {
         case .forfeit(let duel): games.forfeit(connection, ref, duel: duel, arrivedMs: arrivedMs)
         case .resume(let duel, let afterSeq): delivery.resume(connection, ref, duel: duel, afterSeq: afterSeq)
         case .practice(let bank, let mistakes): games.practice(connection, ref, bank: bank, mistakes: mistakes)
+        case .recorded(let bank): games.recorded(connection, ref, bank: bank)
         case .roomCreate(let bank, let questions, let answerMs, let maxPlayers):
             games.roomCreate(connection, ref, bank: bank, questions: questions, answerMs: answerMs, maxPlayers: maxPlayers)
         case .roomJoin(let code): games.roomJoin(connection, ref, code: code)

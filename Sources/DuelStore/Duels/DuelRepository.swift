@@ -22,10 +22,11 @@ public struct DuelRepository {
     /// hand to the lane that will run it). Seats 1 and 2 go in `player_a` and `player_b`
     /// (practice has no second), seats 3 and 4 of a room's game in `more_players`.
     /// `roomID` and `rematchOf` link the games to their room or to the duel they rematch.
+    /// `opponent`: a recorded game's recording, seated after the player (no account, no row).
     public func createGames(
         bankID: Int, games: [[PlayerID]], mode: DuelMode, configuration: DuelConfiguration, nowMs: Int64,
         questionSets: [[DuelQuestion]]? = nil, roomID: Int64? = nil, rematchOf: String? = nil,
-        announce: ([PlayerID]) -> Bool = { _ in true }
+        opponent: DuelPlayer? = nil, announce: ([PlayerID]) -> Bool = { _ in true }
     ) throws -> [(update: DuelUpdate, duel: Duel)] {
         guard !games.isEmpty else { return [] }
         guard let bank = try db.query("SELECT slug FROM banks WHERE id = \(bankID)").first else {
@@ -60,8 +61,12 @@ public struct DuelRepository {
         let draws = try questionSets
             ?? QuizRepository(db).drawQuestionSets(bankID: bankID, count: configuration.questionCount, sets: games.count)
         for (game, questions) in zip(games, draws) {
-            let seated = game.compactMap { players[$0] }
-            guard seated.count == game.count else { throw StoreError(.badRequest, "unknown player") }
+            // A recorded game's opponent is the recording, not an account: seated last, and
+            // stored in the game's state only.
+            let seated = game.compactMap { players[$0] } + (opponent.map { [$0] } ?? [])
+            guard seated.count == game.count + (opponent == nil ? 0 : 1) else {
+                throw StoreError(.badRequest, "unknown player")
+            }
             let id = UUID().uuidString.lowercased()
             guard let (duel, step) = Duel.start(
                 id: id, bank: slug, players: seated, questions: questions, configuration: configuration, mode: mode,

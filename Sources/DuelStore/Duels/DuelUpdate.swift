@@ -32,3 +32,9 @@ public struct DuelUpdate: Sendable {
     /// For a duel this transaction created: its engine state, for the lane that will run it.
     public var created: Duel? = nil
 }
+
+extension DuelResult {
+    /// The winner as `duels.winner` stores it: an account, so nil when a recorded opponent
+    /// won (issue 27: a recording is no account).
+    var winnerAccount: PlayerID? { winner == DuelPlayer.recordedID ? nil : winner }
+}

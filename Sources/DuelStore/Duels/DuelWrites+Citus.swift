@@ -23,7 +23,7 @@ extension DuelWrites {
                               \(column { String($0.row.lastSeq) })::int[],
                               \(column { $0.row.nextDeadlineMs.map { String($0) } })::bigint[],
                               \(column { String($0.version) })::int[], \(column { String($0.row.questionsOpened) })::int[],
-                              \(column { $0.row.result?.winner })::text[], \(column { $0.row.result?.reason.rawValue })::text[])
+                              \(column { $0.row.result?.winnerAccount })::text[], \(column { $0.row.result?.reason.rawValue })::text[])
                        AS u(id, state, last_seq, next_deadline_ms, inputs, questions_opened, winner, finish_reason)
                  WHERE d.id = u.id AND d.id = ANY(\(column { $0.duel })::uuid[])
                 """)

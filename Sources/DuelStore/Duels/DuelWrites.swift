@@ -197,7 +197,7 @@ struct DuelWrites {
                        winner = u.winner::uuid, finish_reason = u.finish_reason
                   FROM unnest(\(column(rows) { $0.duel })::uuid[], \(column(rows) { $0.row.phase.rawValue })::text[], \(column(rows) { String($0.row.lastSeq) })::int[],
                               \(column(rows) { $0.row.nextDeadlineMs.map { String($0) } })::bigint[], \(column(rows) { String($0.version) })::int[],
-                              \(column(rows) { String($0.row.questionsOpened) })::int[], \(column(rows) { $0.row.result?.winner })::text[], \(column(rows) { $0.row.result?.reason.rawValue })::text[])
+                              \(column(rows) { String($0.row.questionsOpened) })::int[], \(column(rows) { $0.row.result?.winnerAccount })::text[], \(column(rows) { $0.row.result?.reason.rawValue })::text[])
                        AS u(id, state, last_seq, next_deadline_ms, inputs, questions_opened, winner, finish_reason)
                  -- The ids again as a filter of `duels` itself: Citus finds the one shard a lane's
                  -- batch writes from it (through the join alone it would update every shard).

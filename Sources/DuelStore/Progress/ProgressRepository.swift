@@ -200,7 +200,7 @@ public struct ProgressRepository {
              WHERE player_id = \(player)::uuid AND (\(bankID)::int IS NULL OR bank_id = \(bankID))
             """)[0]
         let asked = try games.int("asked"), right = try games.int("right")
-        var modes: JSONObject = ["ranked": 0, "room": 0, "challenge": 0, "practice": 0]
+        var modes = JSONObject(DuelMode.allCases.map { ($0.rawValue, .number(0)) })
         for row in try db.query("""
             SELECT mode, count(*) AS n FROM game_progress
              WHERE player_id = \(player)::uuid AND (\(bankID)::int IS NULL OR bank_id = \(bankID))
