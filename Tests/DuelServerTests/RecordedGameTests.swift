@@ -94,6 +94,10 @@ extension ServerTests {
                     .map { try $0.int64("question_id") }
             }
             #expect(try questions(duel) == questions(past))
+            // The operators' view of answers reads each ranked answer's rating before the game from
+            // the engine's start state (ops.question_answers): both players started at 1500.
+            let before = try db.query("SELECT DISTINCT rating_before FROM ops.question_answers WHERE duel_id = \(past)::uuid")
+            #expect(try before.map { try $0.double("rating_before") } == [1500])
             // The newcomer waits: the recording's wrong answers arrive about when they came then.
             let events = try await play(server, newcomer, duel: duel, right: true, delayMs: 1_000)
             let theirs = events.filter { event in
