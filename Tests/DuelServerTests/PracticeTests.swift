@@ -128,6 +128,9 @@ extension ServerTests {
             for game in 0...2 {
                 let now = try await a.client.request("mistakes", ["limit": 10])
                 guard case .array(let left)? = now["data"]?["questions"] else { throw DuelClientError.timeout("mistakes") }
+                // The operators' view says the same as the server's read (one judgement, is_learned).
+                #expect(try db.query("SELECT count(*) AS n FROM mistakes_notebook WHERE player_id = \(a.id)::uuid")[0]
+                    .int("n") == left.count, "game \(game)")
                 if game < 2 {
                     // Each miss is a line: once the count restarts, the earlier miss shows again too.
                     #expect(Set(left.map { $0["question_id"]?.integer }) == [asked?.integer], "game \(game): in the notebook")

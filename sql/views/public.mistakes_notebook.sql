@@ -1,9 +1,10 @@
 -- The mistakes notebook: the misses practice has not taught since (is_learned: a question
 -- answered right in two practice games after a miss is learned; a later miss shows again).
--- For operators on plain Postgres: the server reads the notebook with the player's taught
--- questions passed in (LearnedQuestions), since Citus refuses this view's join.
+-- For operators: the server reads the notebook with the player's taught questions passed in
+-- (LearnedQuestions), so its reads join nothing across shards. A LEFT JOIN (a player has one
+-- practice row per question), not NOT EXISTS: Citus plans the misses apart and joins them to the
+-- practice rows, where it refuses the correlated subquery (issue 24).
 CREATE OR REPLACE VIEW mistakes_notebook AS
 SELECT m.* FROM missed_questions m
- WHERE NOT EXISTS (SELECT 1 FROM practice_progress p
-                    WHERE p.player_id = m.player_id AND p.question_id = m.question_id
-                      AND is_learned(p.learned_at, m.finished_at));
+  LEFT JOIN practice_progress p ON p.player_id = m.player_id AND p.question_id = m.question_id
+ WHERE NOT coalesce(is_learned(p.learned_at, m.finished_at), false);
