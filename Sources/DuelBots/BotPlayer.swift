@@ -220,7 +220,11 @@ struct BotPlayer {
         stats.update { state in
             state.knowledge[Int64(questionID)] = correct
             // Only reveals the deadline caused measure lateness.
-            if !anyCorrect && answerCount < seats { state.record(\.revealLateness, UInt64(max(0, lateness)) * 1_000) }
+            if !anyCorrect && answerCount < seats {
+                let micros = UInt64(max(0, lateness)) * 1_000
+                state.record(\.revealLateness, micros)
+                if withFarPlayers { state.record(delayMs > 0 ? \.revealLatenessFar : \.revealLatenessNear, micros) }
+            }
             state.sentAt.removeValue(forKey: key)
         }
     }

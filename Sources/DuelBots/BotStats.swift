@@ -65,6 +65,10 @@ public final class BotStats: Sendable {
         var answerToReply = Self.histogram()
         var answerToOpponent = Self.histogram()
         var revealLateness = Self.histogram()
+        /// With far players (issue 26), the same reveals' lateness apart for near and far bots:
+        /// a far bot's includes the proxy's own lateness in holding bytes back.
+        var revealLatenessNear = Self.histogram()
+        var revealLatenessFar = Self.histogram()
 
         private static func histogram() -> Histogram<UInt64> {
             Histogram(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
@@ -162,6 +166,8 @@ public final class BotStats: Sendable {
                     "far_wins": .number(s.races.farWins), "near_wins": .number(s.races.nearWins),
                     "far_share": .double((Double(s.races.farWins) / Double(max(1, s.races.farWins + s.races.nearWins))
                                           * 1_000).rounded() / 1_000),
+                    "reveal_lateness_near": summary(s.latencies.revealLatenessNear),
+                    "reveal_lateness_far": summary(s.latencies.revealLatenessFar),
                 ]) : .null,
             ])
         }
