@@ -94,9 +94,12 @@ public final class DelayProxy: @unchecked Sendable {
                 let fd = withUnsafePointer(to: event) { quizduel_epoll_fd($0) }
                 if fd == listener { accept(); continue }
                 guard let other = peer[fd] else { continue }
-                let count = read(fd, &buffer, buffer.count)
+                var arrivalUs: Int64 = 0
+                let count = quizduel_recv_stamped(fd, &buffer, buffer.count, &arrivalUs)
                 let isUp = parsers[fd] != nil
-                let due = Self.nowUs() + (isUp ? delays.upUs : delays.downUs)
+                // Held back from the bytes' arrival in the kernel, not from this read: on a busy
+                // machine the loop reads late, and that lateness is not the network it simulates.
+                let due = Self.arrivedUs(kernelStampUs: arrivalUs) + (isUp ? delays.upUs : delays.downUs)
                 if count <= 0 {
                     _ = quizduel_epoll_unwatch(epoll, fd)
                     enqueue((due, other, []))
@@ -178,8 +181,21 @@ public final class DelayProxy: @unchecked Sendable {
         peer[client] = server
         peer[server] = client
         parsers[client] = UpstreamFrames()
+        _ = quizduel_stamp_arrivals(client)
+        _ = quizduel_stamp_arrivals(server)
         watch(client)
         watch(server)
+    }
+
+    /// When data stamped `kernelStampUs` (CLOCK_REALTIME, 0: no stamp) arrived, on the
+    /// monotonic clock of due times.
+    static func arrivedUs(kernelStampUs: Int64) -> Int64 {
+        let now = nowUs()
+        guard kernelStampUs > 0 else { return now }
+        var wall = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        let ago = Int64(wall.tv_sec) * 1_000_000 + Int64(wall.tv_nsec) / 1_000 - kernelStampUs
+        return now - min(max(0, ago), 1_000_000)
     }
 
     /// The bots' monotonic clock (``nowMicros()``), signed for the arithmetic of due times.
