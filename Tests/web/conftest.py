@@ -1,5 +1,10 @@
 """A real duel-server (embedded Postgres) and real headless Chromium sessions.
 
+The browsers speak the test's language: the `lang` fixture ("en" unless a test parametrizes it
+over catalogue.LANGUAGES) sets Chromium's --lang and Accept-Language, which the client picks
+its catalogue from; the `cat` fixture looks the page's words up in that catalogue. Every
+browser has seen the first-start tour already (tests of the tour use `newcomer`).
+
 Every WebSocket text frame a test's browsers send or receive is appended to
 .build/frames/browser-<test>.jsonl (from Chrome's performance log), one JSON object a line:
 {"source": "browser:<test>", "conn": "<browser index>:<requestId>", "dir": "out"|"in", "frame": "<text>"}.
@@ -18,6 +23,7 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
+from catalogue import Catalogue
 from helpers import ROOT, SHOTS
 
 FRAMES = ROOT / ".build" / "frames"
@@ -34,11 +40,13 @@ class Server:
         self.data = pathlib.Path(tempfile.mkdtemp(prefix="quizduel-web-"))
         os.chmod(self.data, 0o755)
         self.port = free_port()
-        binary = ROOT / ".build" / "debug" / "duel-server"
+        # QUIZDUEL_SERVER_BIN: a copy of the server to test, so that a rebuild of .build/debug
+        # while the browser tests run does not swap the binary under them.
+        binary = pathlib.Path(os.environ.get("QUIZDUEL_SERVER_BIN") or ROOT / ".build" / "debug" / "duel-server")
         self.log = open(self.data / "server.log", "w")
         self.process = subprocess.Popen(
             [str(binary), "--host", "127.0.0.1", "--port", str(self.port), "--data-dir", str(self.data),
-             "--web-dir", str(ROOT / "web"), "--countdown-ms", "1500", "--answer-ms", "6000",
+             "--web-dir", str(os.environ.get("QUIZDUEL_WEB_DIR") or ROOT / "web"), "--countdown-ms", "1500", "--answer-ms", "6000",
              "--reveal-ms", "1500", "--questions", "3", "--log-level", "warning"],
             cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         for _ in range(300):
@@ -81,17 +89,30 @@ def server():
     s.stop()
 
 
-def make_browser():
+# The browser locale each catalogue language is tested with: a region, as browsers send, so the
+# client's matching of "de-DE" to "de" and "zh-CN" to "zh-Hans" is tested too.
+LOCALES = {"en": "en-US", "zh-Hans": "zh-CN", "de": "de-DE"}
+
+# Before the page's own scripts: this device saw the tour (js/tutorial.js) already, so that it
+# does not cover the home screen of tests about something else.
+TOUR_SEEN = "try { if (!localStorage.getItem('quizduel.tutorial')) localStorage.setItem('quizduel.tutorial', 'seen'); } catch {}"
+
+
+def make_browser(lang="en", tour_seen=True):
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    locale = LOCALES[lang]
     for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=390,844",
-                "--disable-gpu", "--no-first-run"]:
+                "--disable-gpu", "--no-first-run", f"--lang={locale}"]:
         options.add_argument(arg)
+    options.add_experimental_option("prefs", {"intl.accept_languages": locale})
     # The performance log carries the DevTools Network events, WebSocket frames included.
     options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
     browser = webdriver.Chrome(service=service, options=options)
     browser.ws_frames = []  # accumulated by collect_frames()
+    if tour_seen:
+        browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": TOUR_SEEN})
     return browser
 
 
@@ -147,28 +168,51 @@ def finish(request, browsers):
 
 
 @pytest.fixture
-def browsers(request):
+def lang():
+    """The language of the test's browsers; a test runs in others with
+    @pytest.mark.parametrize("lang", LANGUAGES), which overrides this."""
+    return "en"
+
+
+@pytest.fixture
+def cat(lang):
+    """The catalogue of the test's language: cat("home.title"), cat.pattern("end.score")."""
+    return Catalogue(lang)
+
+
+@pytest.fixture
+def browsers(request, lang):
     os.environ.setdefault("SE_OFFLINE", "true")
     SHOTS.mkdir(parents=True, exist_ok=True)
-    pair = [make_browser(), make_browser()]
+    pair = [make_browser(lang), make_browser(lang)]
     yield pair
     finish(request, pair)
 
 
 @pytest.fixture
-def trio(request):
+def trio(request, lang):
     """Three browsers: the players of one room."""
     os.environ.setdefault("SE_OFFLINE", "true")
     SHOTS.mkdir(parents=True, exist_ok=True)
-    three = [make_browser(), make_browser(), make_browser()]
+    three = [make_browser(lang), make_browser(lang), make_browser(lang)]
     yield three
     finish(request, three)
 
 
 @pytest.fixture
-def browser(request):
+def browser(request, lang):
     """One browser, for tests that run several clients in one page."""
     os.environ.setdefault("SE_OFFLINE", "true")
-    one = [make_browser()]
+    one = [make_browser(lang)]
+    yield one[0]
+    finish(request, one)
+
+
+@pytest.fixture
+def newcomer(request, lang):
+    """One browser that has not seen the first-start tour."""
+    os.environ.setdefault("SE_OFFLINE", "true")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    one = [make_browser(lang, tour_seen=False)]
     yield one[0]
     finish(request, one)

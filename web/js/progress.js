@@ -9,6 +9,7 @@ import { fillBankSelects, bankTitle } from "./banks.js";
 import { t, has, language } from "./i18n.js";
 import { errorText } from "./errors.js";
 import { play } from "./sound.js";
+import { icon } from "./icons.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -72,8 +73,9 @@ function describe(n) {
 }
 
 // Achievements and levels get a toast of their own (with a sound); the rest a plain one.
-const TOASTS = { achievement: ["achievement", "🏆"], level_up: ["level", "⭐"], goal_reached: ["achievement", "🎯"],
-  challenge_received: ["challenge", "⚔"] };
+// The icons are names from icons.js.
+const TOASTS = { achievement: ["achievement", "trophy"], level_up: ["level", "star"], goal_reached: ["achievement", "target"],
+  challenge_received: ["challenge", "swords"] };
 
 function item(n, seen) {
   const li = el("li", { "data-notification": String(n.id) }, describe(n), " ",
@@ -212,7 +214,7 @@ async function achievements() {
     const title = achievementTitle(a.code, a.title);
     const text = achievementText(a.code, a.description);
     return el("li", { class: a.earned_at ? "earned" : "locked", "data-achievement": a.code },
-      el("span", { class: "achievement-icon", "aria-hidden": "true" }, a.earned_at ? "🏆" : "🔒"),
+      icon(a.earned_at ? "trophy" : "lock", "icon achievement-icon"),
       el("span", {}, el("strong", {}, title), el("span", { class: "visually-hidden" }, ` (${t(a.earned_at ? "achievements.earned" : "achievements.locked")})`),
         el("br"), el("span", { class: "muted" }, text)));
   }));

@@ -1,6 +1,7 @@
 // Small DOM helpers every screen uses: find, build, lists with their empty state, and the
 // messages: the status bar (the connection, errors), toasts (achievements, levels, challenges)
 // and the notes under a screen's controls.
+import { icon as drawIcon } from "./icons.js";
 
 export const $ = (id) => document.getElementById(id);
 
@@ -44,14 +45,15 @@ export function flash(text) {
 }
 
 /**
- * A toast of its own (an achievement, a level, a challenge): stacked at the top, gone after a
- * few seconds (never in the way of a tap). Kept apart from the status bar, which says "Reconnecting…".
+ * A toast of its own (an achievement, a level, a challenge): stacked between the header and the
+ * screen (in a game: over its foot; style.css says why), gone after a few seconds, never taking a tap. Kept apart from the status bar, which says "Reconnecting…".
  * @param {string} text
- * @param {{kind?: string, icon?: string}} [options]  kind: achievement, level, challenge, info
+ * @param {{kind?: string, icon?: string}} [options]  kind: achievement, level, challenge, info;
+ *   icon: a name from icons.js (drawn as SVG: an emoji may be missing from the system's fonts)
  */
 export function toast(text, { kind = "info", icon = "" } = {}) {
   const node = el("div", { class: `toast toast-${kind}` },
-    icon ? el("span", { class: "toast-icon", "aria-hidden": "true" }, icon) : null, el("span", {}, text));
+    icon ? drawIcon(icon, "icon toast-icon") : null, el("span", {}, text));
   const remove = () => node.remove();
   $("toasts").append(node);
   while ($("toasts").children.length > 3) $("toasts").firstElementChild.remove();

@@ -44,7 +44,7 @@ client.on("challenge", (event) => {
   const c = event.record;
   if (c.state === "pending") addChallenge(c); else dropChallenge(c.id);
   if (c.state === "pending" && c.to.id === state.player?.id) {
-    toast(t("friends.challengedYou", { name: c.from.username, bank: bankTitle(c.bank) }), { kind: "challenge", icon: "⚔" });
+    toast(t("friends.challengedYou", { name: c.from.username, bank: bankTitle(c.bank) }), { kind: "challenge", icon: "swords" });
   }
   if (c.state === "declined" && c.from.id === state.player?.id) toast(t("friends.declined", { name: c.to.username }), { kind: "info" });
   if (c.state === "expired") toast(t("friends.expired"), { kind: "info" });

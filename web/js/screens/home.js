@@ -11,6 +11,7 @@ import { errorText } from "../errors.js";
 import { bankHue, difficultyText } from "../banks.js";
 import { greet, refreshBadge } from "../progress.js";
 import { showRoom, roomError } from "./room.js";
+import { tutorialOnce } from "../tutorial.js";
 
 /** Seconds alone in the queue before the matching screen offers something else. */
 const OFFER_AFTER_S = 5;
@@ -28,6 +29,8 @@ export async function goHome() {
   try { setBanks((await client.banks()).banks); } catch { return; }
   $("banks").replaceChildren(...state.banks.map(bankCard));
   $("banks-empty").hidden = state.banks.length > 0;
+  // A newcomer's first home screen: the tour, over the banks it talks about (drawn just above).
+  if (shown("home")) tutorialOnce();
 }
 
 route("home", goHome);
