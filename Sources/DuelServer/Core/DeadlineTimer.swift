@@ -21,10 +21,10 @@ final class DeadlineTimer: @unchecked Sendable {
         schedule.cancel(key)
     }
 
-    /// The keys due at `nowMs`, taken out of the schedule (the caller re-arms with ``rearm()``
+    /// The keys due at `nowMs` with when each was due, taken out of the schedule (the caller re-arms with ``rearm()``
     /// once it has scheduled what comes next).
-    func popDue(nowMs: Int64) -> [String] {
-        schedule.popDue(nowMs: nowMs)
+    func popDue(nowMs: Int64) -> [(key: String, dueMs: Int64)] {
+        schedule.popDueEntries(nowMs: nowMs)
     }
 
     func rearm() {

@@ -76,12 +76,12 @@ final class PeriodicJobs: @unchecked Sendable {
     /// The loop's timer fired: runs what is due, schedules what comes next.
     func timerFired() {
         let now = Clock.nowMs()
-        for key in timer.popDue(nowMs: now) {
+        for (key, dueMs) in timer.popDue(nowMs: now) {
             if let job = PeriodicJob(rawValue: key) {
                 run(job)
                 timer.schedule(key, atMs: now + job.intervalMs(configuration, alone: health.isAlone(nowMs: now)))
             } else {
-                fireDeadline(duel: key)
+                fireDeadline(duel: key, dueMs: dueMs)
             }
         }
         timer.rearm()
@@ -135,11 +135,15 @@ final class PeriodicJobs: @unchecked Sendable {
         }
     }
 
-    /// A duel's deadline fired (loop timer or sweep): apply what is due.
-    private func fireDeadline(duel: String) {
+    /// A duel's deadline fired (loop timer or sweep): apply what is due. `dueMs`: when the
+    /// loop's timer was due (none from the sweep), from which the metrics time how late the
+    /// deadline's events went out: a reveal's lateness as the server sees it.
+    private func fireDeadline(duel: String, dueMs: Int64? = nil) {
         delivery.submit(.advance(atMs: Clock.nowMs()), to: duel) { [self] _, result in
             switch result {
-            case .success(let update?): delivery.apply(update)
+            case .success(let update?):
+                delivery.apply(update)
+                if let dueMs { metrics.deadlineLateness.observe(ms: Double(max(0, Clock.nowMs() - dueMs))) }
             case .success(nil): break
             case .failure(let error):
                 logger.warning("deadline failed; retrying", metadata: [LogKey.duel: .string(duel), "error": "\(error)"])
@@ -153,7 +157,7 @@ final class PeriodicJobs: @unchecked Sendable {
         // A little grace, so the instance that owns a timer normally fires it first.
         let cutoff = Clock.nowMs() - 200
         jobs.database(for: nil, { db in try DuelRepository(db).dueDuels(nowMs: cutoff) }) { [self] _, result in
-            if case .success(let due) = result { due.forEach(fireDeadline) }
+            if case .success(let due) = result { for duel in due { fireDeadline(duel: duel) } }
         }
     }
 

@@ -12,6 +12,9 @@ final class Metrics: @unchecked Sendable {
     var errorsByCode: [String: Int] = [:]
     var answerLatency = Histogram(bucketsMs: [0.5, 1, 2, 5, 10, 20, 50, 100, 250, 1_000])
     var databaseLatency = Histogram(bucketsMs: [0.5, 1, 2, 5, 10, 20, 50, 100, 250, 1_000])
+    /// From a duel deadline's due time (a question's close, a reveal's end, a settle) to its
+    /// events handed to the sockets: what players see as a reveal's lateness, less the network.
+    var deadlineLateness = Histogram(bucketsMs: [1, 2, 5, 10, 15, 20, 30, 50, 100, 250, 1_000])
     /// Refreshed from the database every few seconds.
     var queueLengths: [String: Int] = [:]
     var liveDuels = 0
@@ -51,6 +54,8 @@ final class Metrics: @unchecked Sendable {
         gauge("quizduel_lane_pending", "Duel inputs waiting for a lane.", lanes.pending)
         out += answerLatency.render(name: "quizduel_answer_seconds", help: "Time from an answer's arrival to its reply.")
         out += databaseLatency.render(name: "quizduel_database_seconds", help: "Time of database jobs, queueing included.")
+        out += deadlineLateness.render(name: "quizduel_deadline_lateness_seconds",
+                                       help: "Time from a duel deadline's due moment to its events sent.")
         out += ProcessFigures.read().render()
         out += BuildInfo.render()
         return out

@@ -28,12 +28,18 @@ struct DeadlineSchedule {
 
     /// Removes and returns the keys due at `nowMs`, earliest first.
     mutating func popDue(nowMs: Int64) -> [String] {
-        var due: [String] = []
+        popDueEntries(nowMs: nowMs).map(\.key)
+    }
+
+    /// ``popDue(nowMs:)`` with the time each key was due at: how late a deadline is served is
+    /// measured from it (`quizduel_deadline_lateness_seconds`).
+    mutating func popDueEntries(nowMs: Int64) -> [(key: String, dueMs: Int64)] {
+        var due: [(key: String, dueMs: Int64)] = []
         while let top = heap.first, top.dueMs <= nowMs {
             popTop()
             guard scheduled[top.key] == top.dueMs else { continue }
             scheduled[top.key] = nil
-            due.append(top.key)
+            due.append((top.key, top.dueMs))
         }
         return due
     }
