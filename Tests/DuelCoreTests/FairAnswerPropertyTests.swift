@@ -158,4 +158,25 @@ import Testing
         let late = duel.answer(player: Fixture.bob, questionIndex: 0, choice: Fixture.correct(0), atMs: 3_600)
         #expect(late.rejection == ProtocolError(.lockedOut))
     }
+
+    /// A far player who loses their connection is not waited for: the settle comes at once
+    /// when they disconnect, and does not wait for them when they were gone already.
+    @Test func aDisconnectedPlayerIsNotWaitedFor() {
+        var (duel, _) = Fixture.duel()
+        _ = duel.measured(Fixture.bob, lagMs: 200, atMs: 1_000)
+        _ = duel.advance(nowMs: 3_000)
+        _ = duel.answer(player: Fixture.alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 3_400)
+        #expect(duel.currentRound?.settlesAtMs == 3_600)
+        let gone = duel.playerDisconnected(Fixture.bob, atMs: 3_450)
+        #expect(gone.settled[Fixture.alice] == .answered(correct: true, points: 200))
+        #expect(gone.events.map(\.kind) == [.answered, .reveal])
+        // The next question: Bob is still away, so Alice's right answer wins at once.
+        _ = duel.advance(nowMs: 7_000)
+        let next = duel.answer(player: Fixture.alice, questionIndex: 1, choice: Fixture.correct(1), atMs: 7_200)
+        guard case .answered(correct: true, _) = next.outcome else {
+            Issue.record("waited for a player with no connection: \(next.outcome)")
+            return
+        }
+        #expect(duel.currentRound?.revealCause == .won)
+    }
 }

@@ -165,7 +165,9 @@ extension Duel {
     }
 
     private mutating func setConnected(_ connected: Bool, player: PlayerID, atMs: Int64) -> DuelStep {
-        changePlayer(player, atMs: atMs) { seat in
+        // A player who loses their connection is no longer waited for: a settle waiting for
+        // them comes sooner (``settleTime(of:in:)``).
+        changePlayer(player, atMs: atMs, resettle: !connected) { seat in
             guard seat.connected != connected else { return false }
             seat.connected = connected
             seat.disconnectedAtMs = connected ? nil : atMs
@@ -177,7 +179,7 @@ extension Duel {
     /// first, then `change`, which says whether it changed anything, then what that made due
     /// (an abandonment). Refused for a stranger or a finished duel.
     private mutating func changePlayer(
-        _ player: PlayerID, atMs: Int64, _ change: (inout DuelPlayer) -> Bool
+        _ player: PlayerID, atMs: Int64, resettle: Bool = false, _ change: (inout DuelPlayer) -> Bool
     ) -> DuelStep {
         var step = DuelStep()
         catchUp(nowMs: atMs, into: &step)
@@ -187,6 +189,9 @@ extension Duel {
             } else if !players[seat].isRecorded, change(&players[seat]) {
                 // (A recording has no connection to lose and no lag: nothing changes it.)
                 step.stateTouched = true
+                if resettle, phase == .question, currentRound?.isSettling == true {
+                    settle(questionIndex: rounds.count - 1, atMs: atMs, into: &step)
+                }
                 catchUp(nowMs: atMs, into: &step)
             }
         } else {

@@ -12,12 +12,14 @@
 extension Duel {
     /// When the waiting answers of `round` can be judged, given the best correct answer so far
     /// (`leader`): `leader`'s credited time plus the largest lag among the players who are still
-    /// in the game and have not answered. An answer arriving at that millisecond is credited
+    /// in the game, connected, and have not answered (a player with no connection cannot be
+    /// answering: waiting for them only delays the reveal for everyone). An answer arriving at that millisecond is credited
     /// no earlier than `leader` and loses the tie. No later than the deadline's end: nothing
     /// arrives in time after it (rule 3 stays on the server's clock).
     func settleTime(of leader: DuelAnswer, in round: DuelRound) -> Int64 {
         var latest = leader.creditedAtMs
-        for player in players where player.leftAtMs == nil && player.id != leader.player && round.answer(of: player.id) == nil {
+        for player in players where player.leftAtMs == nil && player.connected && player.id != leader.player
+            && round.answer(of: player.id) == nil {
             latest = max(latest, leader.creditedAtMs + (player.lagMs ?? 0))
         }
         return min(latest, round.deadlineMs + 1)
