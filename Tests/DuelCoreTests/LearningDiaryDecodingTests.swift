@@ -55,7 +55,6 @@ import Testing
             == .bankPrefSet(BankPrefDraft(bank: "b", note: "n", color: .set("#33aacc"))))
         #expect(request(#"{"op":"bank_pref_set","bank":"b","color":null}"#)
             == .bankPrefSet(BankPrefDraft(bank: "b", note: nil, color: .reset)))
-        #expect(request(#"{"op":"bank_pref_set","bank":"b"}"#) == .bankPrefSet(BankPrefDraft(bank: "b", note: nil, color: .keep)))
         #expect(request(#"{"op":"bank_prefs"}"#) == .bankPrefs)
         for bad in [#""red""#, ##""#12345""##, ##""#1234567""##, ##""#12345g""##, "3"] {
             #expect(failure(#"{"op":"bank_pref_set","bank":"b","color":\#(bad)}"#) == "bad_request color")
@@ -63,5 +62,11 @@ import Testing
         let long = String(repeating: "x", count: BankPrefDraft.maxNoteLength + 1)
         #expect(failure(#"{"op":"bank_pref_set","bank":"b","note":"\#(long)"}"#) == "bad_request note")
         #expect(failure(#"{"op":"bank_pref_set","note":"x"}"#) == "bad_request bank")
+        // 1,000 characters of Chinese are 3,000 bytes: allowed; emoji beyond 3,000 bytes are not.
+        let chinese = String(repeating: "记", count: BankPrefDraft.maxNoteLength)
+        #expect(request(#"{"op":"bank_pref_set","bank":"b","note":"\#(chinese)"}"#) != nil)
+        let emoji = String(repeating: "🦉", count: 751)
+        #expect(failure(#"{"op":"bank_pref_set","bank":"b","note":"\#(emoji)"}"#) == "bad_request note")
+        #expect(failure(#"{"op":"bank_pref_set","bank":"b"}"#) == "bad_request note")
     }
 }

@@ -135,7 +135,8 @@ import Testing
         #expect(reset["note"] == "" && reset["color"] == .null)
         _ = try prefs.set(player: players[0], BankPrefDraft(bank: "general-science", note: "Noble gases", color: .set("#aa0000")))
         let mine = try prefs.list(player: players[0])
-        #expect(mine.map { $0["bank"] } == ["general-science", "world-capitals"])
+        // world-capitals' note and colour were both cleared: nothing to list.
+        #expect(mine.map { $0["bank"] } == ["general-science"])
         #expect(try prefs.list(player: players[1]).isEmpty)
         #expect(throws: StoreError(.unknownBank)) {
             try prefs.set(player: players[1], BankPrefDraft(bank: "no-such-bank", note: "x", color: .keep))

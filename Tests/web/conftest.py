@@ -89,6 +89,15 @@ def server():
     s.stop()
 
 
+@pytest.fixture
+def fresh_server():
+    """A server of the test's own, started for it (about 2 s): empty, with no player and no game
+    played, for what only a new server shows (the house as every bank's recorded opponent)."""
+    s = Server()
+    yield s
+    s.stop()
+
+
 # The browser locale each catalogue language is tested with: a region, as browsers send, so the
 # client's matching of "de-DE" to "de" and "zh-CN" to "zh-Hans" is tested too.
 LOCALES = {"en": "en-US", "zh-Hans": "zh-CN", "de": "de-DE"}

@@ -1,4 +1,4 @@
-"""Every screen of the client (and its two dialogs) at 360×640, 390×844 and 1280×800, light and dark: a screenshot of
+"""Every screen of the client (and its three dialogs) at 360×640, 390×844 and 1280×800, light and dark: a screenshot of
 each (.build/web-screenshots/<screen>-<w>x<h>-<theme>.png), an axe-core 4.x check of each (no
 serious or critical violation), nothing wider than the screen, no toast over a heading or a
 control, the main action reachable above the tab bar, and no raw catalogue key.
@@ -8,6 +8,7 @@ in place. A moment of the game lasts less than its twelve checks take, so the pa
 still meanwhile (hold.py): its events held back, its clock stopped; the server plays on."""
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
 
 from helpers import click_choice, displayed, duel_id, go_to, question_open, sign_up_pair, wait
 from hold import held, hold_after, release, stop_clock
@@ -77,6 +78,11 @@ def test_every_screen_at_three_sizes_in_both_themes(server, browsers, cat):
     look(b, "leaderboard", action="#lb-bank")
     go_to(b, "profile")
     wait(b, lambda x: x.find_elements(By.CSS_SELECTOR, "#achievements li.earned") and x.find_elements(By.CSS_SELECTOR, "#rating-chart circle"))
+    # A goal with its due date, and its reminder's form open.
+    Select(b.find_element(By.ID, "goal-kind")).select_by_value("games")
+    b.find_element(By.ID, "goal-save").click()
+    wait(b, lambda x: x.find_elements(By.CSS_SELECTOR, "#goals li [data-remind]"))[0].click()
+    wait(b, lambda x: x.find_elements(By.CSS_SELECTOR, "#goals .reminder-form"))
     look(b, "profile", action="#tutorial-replay")
 
     def open_settings(x):
@@ -87,6 +93,13 @@ def test_every_screen_at_three_sizes_in_both_themes(server, browsers, cat):
     look(b, "tutorial", action="#tutorial-next")
     b.switch_to.active_element.send_keys(Keys.ESCAPE)
     wait(b, lambda x: not x.execute_script("return document.getElementById('tutorial').open"))
+    # A bank's notes and colour, from its card.
+    go_to(b, "home")
+    wait(b, lambda x: x.find_elements(By.CSS_SELECTOR, '#banks button[data-notes="world-capitals"]'))[0].click()
+    wait(b, lambda x: x.execute_script("return document.getElementById('bank-dialog').open"))
+    look(b, "bank-notes", action="#bank-pref-save")
+    b.find_element(By.ID, "bank-pref-cancel").click()
+    wait(b, lambda x: not x.execute_script("return document.getElementById('bank-dialog').open"))
     go_to(b, "history")
     wait(b, lambda x: x.find_elements(By.CSS_SELECTOR, "#history li"))
     look(b, "history")

@@ -20,7 +20,7 @@ ALTER TABLE notifications ADD CONSTRAINT notifications_kind_check
 CREATE TABLE player_banks (
     player_id  uuid NOT NULL REFERENCES players ON DELETE CASCADE,
     bank_id    integer NOT NULL REFERENCES banks ON DELETE CASCADE,
-    note       text NOT NULL DEFAULT '' CHECK (length(note) <= 2000),
+    note       text NOT NULL DEFAULT '' CHECK (length(note) <= 1000 AND octet_length(note) <= 3000),
     color      text CHECK (color ~ '^#[0-9a-f]{6}$'),
     updated_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (player_id, bank_id)

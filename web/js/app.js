@@ -17,11 +17,13 @@ import { resumeDuel } from "./screens/duel.js";
 import "./screens/end.js";
 import { refreshChallenges } from "./screens/friends.js";
 import { joinLinkedRoom } from "./screens/room.js";
+import { loadBankPrefs } from "./bank-notes.js";
 import "./screens/leaderboard.js";
 import "./screens/history.js";
 import "./screens/settings.js";
 import "./quizzes.js";
 import "./progress.js";
+import "./goals.js";
 
 window.quizduel = { client, state }; // handy in the console and for the browser tests (state is read-only)
 
@@ -42,6 +44,7 @@ client.on("authenticated", ({ player, duel }) => {
   // The room comes back as a `room` event right after, if I am still a member.
   setRoom(null);
   refreshChallenges();
+  loadBankPrefs(); // my notes and colours per bank: the screens paint the banks with them
   if (duel && duel.state !== "finished") {
     resumeDuel(duel);
   } else if (state.duelId && client.liveDuelId === state.duelId) {

@@ -1,5 +1,7 @@
 // The banks: their titles (players see titles, never slugs), the bank pickers (friends, ranking,
-// profile), and a colour per bank that follows it on every screen.
+// profile), and a colour per bank that follows it on every screen: the player's own choice
+// (bank-notes.js) or one from its slug. The colour is only ever a stripe, a border or a dot,
+// never behind text, so every text keeps its contrast whatever colour a player picks.
 import { client } from "./connection.js";
 import { el } from "./ui.js";
 import { t } from "./i18n.js";
@@ -27,6 +29,24 @@ export function bankHue(slug) {
   let h = 0;
   for (const ch of slug ?? "") h = (h * 31 + ch.codePointAt(0)) % 360;
   return h;
+}
+
+/** The bank's own colour: from its slug, when the player chose none. */
+export function defaultBankColor(slug) { return `hsl(${bankHue(slug)} 65% 45%)`; }
+
+/** The colour of bank `slug` on every screen: the player's choice, else the bank's own. */
+export function bankColor(slug) { return state.bankPref(slug)?.color ?? defaultBankColor(slug); }
+
+/** Gives `node` the bank's colour (CSS --bank-color, drawn by .bank-stripe, .bank-dot …). */
+export function paintBank(node, slug) {
+  node.style.setProperty("--bank-color", bankColor(slug));
+  node.dataset.bankColor = slug ?? "";
+  return node;
+}
+
+/** The bank's title after a dot of its colour. */
+export function bankChip(slug) {
+  return paintBank(el("span", { class: "bank-chip" }, el("span", { class: "bank-dot", "aria-hidden": "true" }), bankTitle(slug)), slug);
 }
 
 export async function fillBankSelects(selects) {

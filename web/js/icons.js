@@ -12,6 +12,10 @@ const PATHS = {
   lock: ["M6 11h12v9H6z", "M8.5 11V8a3.5 3.5 0 0 1 7 0v3", "M12 15v2"],
   play: ["M8 5v14l11-7z"],
   bolt: ["M13 3L5 13h6l-1 8 8-10h-6z"],
+  // A recorded opponent: a replay arrow round a play mark (a recording, not a person).
+  replay: ["M4 12a8 8 0 1 0 2.3-5.7", "M4 4v4h4", "M10.5 9.5v5l4-2.5z"],
+  bell: ["M6 16V11a6 6 0 0 1 12 0v5l2 2H4z", "M10 20a2 2 0 0 0 4 0"],
+  note: ["M5 4h10l4 4v12H5z", "M15 4v4h4", "M8 12h8M8 16h6"],
 };
 
 /**

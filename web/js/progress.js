@@ -1,11 +1,12 @@
 // Progress a student can see (docs/PROTOCOL.md, "Progress"): the start screen's greeting with
 // the level, the notifications bell with its unseen badge (live), and the profile's XP bar,
-// streak, rating chart (SVG, drawn here), goals, statistics and achievements.
+// streak, rating chart (SVG, drawn here), statistics and achievements; its goals: goals.js.
 import { client } from "./connection.js";
 import { $, el, fillList, flash, note, toast, textOn } from "./ui.js";
 import { show, shown, route } from "./router.js";
 import { state, updatePlayer } from "./store.js";
-import { fillBankSelects, bankTitle } from "./banks.js";
+import { fillBankSelects, bankTitle, paintBank } from "./banks.js";
+import { goals, goalName, reminderText } from "./goals.js";
 import { t, has, language } from "./i18n.js";
 import { errorText } from "./errors.js";
 import { play } from "./sound.js";
@@ -21,7 +22,6 @@ export function levelTitle(title) { return has(`levelTitle.${slug(title)}`) ? t(
 function levelLine(title, line) { return has(`levelLine.${slug(title)}`) ? t(`levelLine.${slug(title)}`) : line; }
 function achievementTitle(code, title) { return has(`achievement.${code}.title`) ? t(`achievement.${code}.title`) : title; }
 function achievementText(code, text) { return has(`achievement.${code}.description`) ? t(`achievement.${code}.description`) : text; }
-const goalName = (kind, count) => (has(`goal.count.${kind}`) ? t(`goal.count.${kind}`, { count }) : `${count} ${kind}`);
 
 const view = { oldest: null }; // this screen's own: the oldest notification listed, whether a chart bank was picked
 
@@ -65,6 +65,7 @@ function describe(n) {
     case "achievement": return t("notification.achievement", { title: achievementTitle(d.code, d.title) });
     case "level_up": return t("notification.levelUp", { level: d.level, title: levelTitle(d.title) });
     case "goal_reached": return t("notification.goalReached", { goal: goalName(d.kind, d.target), xp: d.xp });
+    case "goal_reminder": return reminderText(d);
     case "report_resolved": return t("notification.reportResolved", { title: d.title });
     case "quiz_unpublished": return t("notification.quizUnpublished", { title: d.title, reason: d.reason });
     case "quiz_promoted": return t("notification.quizPromoted", { title: d.title });
@@ -75,10 +76,10 @@ function describe(n) {
 // Achievements and levels get a toast of their own (with a sound); the rest a plain one.
 // The icons are names from icons.js.
 const TOASTS = { achievement: ["achievement", "trophy"], level_up: ["level", "star"], goal_reached: ["achievement", "target"],
-  challenge_received: ["challenge", "swords"] };
+  goal_reminder: ["reminder", "bell"], challenge_received: ["challenge", "swords"] };
 
 function item(n, seen) {
-  const li = el("li", { "data-notification": String(n.id) }, describe(n), " ",
+  const li = el("li", { "data-notification": String(n.id), "data-kind": n.kind }, describe(n), " ",
     el("span", { class: "muted" }, new Date(n.created_at).toLocaleString(language())));
   if (!seen) li.classList.add("unseen");
   return li;
@@ -97,7 +98,7 @@ client.on("notification", (event) => {
   if (n.kind === "challenge_received") return;
   const [kind, icon] = TOASTS[n.kind] ?? ["info", ""];
   toast(describe(n), { kind, icon });
-  if (kind === "achievement" || kind === "level") play("toast");
+  if (kind === "achievement" || kind === "level" || kind === "reminder") play("toast");
 });
 
 async function notifications(more = false) {
@@ -157,6 +158,7 @@ route("profile", profile);
 
 async function chart() {
   const bank = $("chart-bank").value;
+  paintBank($("rating-chart"), bank); // the chart's stripe: the bank's colour
   const points = bank ? await client.ratingHistory(bank, 50).then((d) => d.points, () => []) : [];
   const box = $("rating-chart");
   if (!points.length) { box.replaceChildren(el("p", { class: "empty" }, t("profile.chartEmpty"))); box.setAttribute("aria-label", t("profile.chartEmpty")); return; }
@@ -185,20 +187,6 @@ async function chart() {
   box.setAttribute("aria-label", t("profile.chartLabel", { count: points.length, from: values[0], to: values[values.length - 1] }));
 }
 
-async function goals() {
-  const list = await client.goals().then((d) => d.goals, () => []);
-  fillList($("goals"), list.map((g) => {
-    const goal = has(`progress.goal.${g.kind}`) ? t(`progress.goal.${g.kind}`, { progress: g.progress, count: g.target })
-      : `${g.progress} / ${goalName(g.kind, g.target)}`;
-    const text = [g.bank ? t("progress.goalInBank", { goal, bank: bankTitle(g.bank) }) : goal, g.reached ? t("progress.goalReached") : ""]
-      .filter(Boolean).join(" ");
-    return el("li", { "data-goal": g.kind },
-      el("span", {}, text),
-      el("div", { class: "goal-bar", "aria-hidden": "true" },
-        el("div", { style: `width:${Math.min(100, Math.round((100 * g.progress) / g.target))}%` })));
-  }), { empty: t("progress.noGoal") });
-}
-
 async function stats() {
   const s = await client.stats().catch(() => null);
   if (!s) return;
@@ -221,13 +209,3 @@ async function achievements() {
 }
 
 $("chart-bank").addEventListener("change", () => { view.chartChosen = true; chart(); });
-$("goal-form").addEventListener("submit", async (e) => {
-  e.preventDefault();
-  const goal = { kind: $("goal-kind").value, target: Number($("goal-target").value) };
-  if ($("goal-bank").value) goal.bank = $("goal-bank").value;
-  try {
-    await client.goalSet(goal);
-    note("profile-note", t("progress.goalSet"));
-    await goals();
-  } catch (error) { note("profile-note", errorText(error)); }
-});

@@ -91,7 +91,13 @@
 
 /** @typedef {"single" | "multiple" | "boolean" | "text" | "number"} QuestionType */
 
-/** @typedef {{kind: string, bank: string | null, target: number, progress: number, reached: boolean, week_start: string}} Goal */
+/**
+ * A weekly goal. `due_at`: the end of its week in your time zone; `remind_at`: when its reminder
+ * goes off (null: none); `reminded`: it went off, or was dropped unsent (added).
+ * @typedef {{kind: string, bank: string | null, target: number, progress: number, reached: boolean, week_start: string,
+ *   due_at: string, remind_at: string | null, reminded: boolean}} Goal
+ */
+/** @typedef {{bank: string, note: string, color: string | null, updated_at: string}} BankPref  your own note and colour for a bank */
 /** @typedef {{id: number, kind: string, data: Object, created_at: string}} Notification */
 
 /**
@@ -150,8 +156,9 @@
 
 /**
  * How a game came about: `ranked` (matchmaking, the only rated mode), `room` and `challenge`
- * (games of friends), `practice` (one player).
- * @typedef {"ranked" | "room" | "challenge" | "practice"} DuelMode
+ * (games of friends), `practice` (one player), `recorded` (against a recorded opponent, added:
+ * its seat is {@link RECORDED_PLAYER}).
+ * @typedef {"ranked" | "room" | "challenge" | "practice" | "recorded"} DuelMode
  */
 
 /**
@@ -213,6 +220,7 @@
 /** @typedef {{questions: Mistake[], learned_count: number}} MistakesReply  `learned_count`: questions right in two practice games (they left the notebook) */
 /** @typedef {{bank?: string, mistakes?: boolean}} PracticeOptions  a bank's slug, and/or `mistakes: true` for the mistakes notebook */
 /** @typedef {{duel_id: string}} PracticeReply  the practice game's id; its `init` follows */
+/** @typedef {{duel_id: string, opponent: "past_player" | "house"}} RecordedReply  the game's id and who the recording is; its `init` follows */
 /** @typedef {Record<string, never>} EmptyReply */
 
 // ---------------------------------------------------------------------------
@@ -265,6 +273,9 @@
 
 /** The WebSocket subprotocol of version 1. */
 export const PROTOCOL = "duel.v1";
+
+/** The player id of a recorded opponent's seat (mode `recorded`): no account is behind it. */
+export const RECORDED_PLAYER = "00000000-0000-0000-0000-000000000000";
 
 /** Ops the server serves before sign-in; other requests wait for a running `auth`. */
 const PUBLIC_OPS = new Set(["signup", "login", "auth", "banks"]);
@@ -700,6 +711,17 @@ export class QuizDuelClient {
     return this.request("practice", { bank, mistakes }, options);
   }
 
+  /**
+   * Starts a game against a recorded opponent in `bank` (a replay of a past player's game there,
+   * or the house before anyone played one): unrated, with a duel's events (`record.mode` is
+   * `recorded`). Refused with `unknown_bank`, `already_queued` (send `cancel` first), `in_duel`
+   * or `in_room`.
+   * @param {string} bank
+   * @param {RequestOptions} [options]
+   * @returns {Promise<RecordedReply>}
+   */
+  recorded(bank, options) { return this.request("recorded", { bank }, options); }
+
   // ---- rooms, challenges, rematch (docs/PROTOCOL.md) ----------------------
 
   /**
@@ -813,7 +835,9 @@ export class QuizDuelClient {
   profileUpdate(timeZone, options) { return this.request("profile_update", { time_zone: timeZone }, options); }
 
   /**
-   * A goal for this week. @param {{kind: "wins" | "games" | "correct_answers" | "mistakes_learned", bank?: string, target: number}} goal
+   * A goal for this week; `remind_at` (an ISO 8601 time with a zone, up to the goal's `due_at`)
+   * sets its reminder, null clears it, and leaving it out keeps it.
+   * @param {{kind: "wins" | "games" | "correct_answers" | "mistakes_learned", bank?: string, target: number, remind_at?: string | null}} goal
    * @param {RequestOptions} [options] @returns {Promise<{goals: Goal[]}>}
    */
   goalSet(goal, options) { return this.request("goal_set", goal, options); }
@@ -839,6 +863,17 @@ export class QuizDuelClient {
 
   /** Every achievement, earned or locked. @param {RequestOptions} [options] */
   achievements(options) { return this.request("achievements", {}, options); }
+
+  /**
+   * Your own note (≤ 1,000 characters and 3,000 bytes; "" clears it) and colour (`#rrggbb`; null: the bank's
+   * own) for a bank; only the fields given change. Private: nobody else reads them.
+   * @param {string} bank @param {{note?: string, color?: string | null}} fields @param {RequestOptions} [options]
+   * @returns {Promise<{bank_pref: BankPref}>}
+   */
+  bankPrefSet(bank, fields, options) { return this.request("bank_pref_set", { bank, ...fields }, options); }
+
+  /** Your notes and colours, one entry per bank you set one for. @param {RequestOptions} [options] @returns {Promise<{bank_prefs: BankPref[]}>} */
+  bankPrefs(options) { return this.request("bank_prefs", {}, options); }
 
   // ---- events ------------------------------------------------------------
 

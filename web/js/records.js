@@ -1,4 +1,6 @@
-// Reading game records and answer keys: whose side is whose, and keys and answers as words.
+// Reading game records and answer keys: whose side is whose, who is a recording, and keys and
+// answers as words.
+import { RECORDED_PLAYER } from "./quizduel-client.js";
 import { state } from "./store.js";
 import { t } from "./i18n.js";
 
@@ -14,6 +16,25 @@ export function sides(record) {
 }
 
 export function initials(name) { return name.slice(0, 2).toUpperCase(); }
+
+/** A game against a recorded opponent (PROTOCOL.md, `recorded`): unrated, and nobody live on the other side. */
+export function isRecordedGame(record) { return record?.mode === "recorded"; }
+
+/** Whether `player` (a record's entry) is a recorded opponent's seat, not a person. */
+export function isRecording(player) { return player?.id === RECORDED_PLAYER; }
+
+/**
+ * A player's name as the page shows it. A recorded opponent's seat has a name the server writes
+ * in English, "The house" or "A past player" (the only sign of which it is that a record
+ * carries, in history too): shown in the player's language instead, never as if a person.
+ */
+export function playerName(player) {
+  if (!isRecording(player)) return player?.username ?? "";
+  return t(recordingKind(player) === "house" ? "recorded.house" : "recorded.pastPlayer");
+}
+
+/** Which recording a recorded opponent's seat is, as the `recorded` reply says: "house" or "past_player". */
+export function recordingKind(player) { return player?.username === "The house" ? "house" : "past_player"; }
 
 /** A choice's text; a boolean question's two choices ("True", "False") in the player's language. */
 export function choiceText(choices, i, type) {

@@ -3,7 +3,7 @@
 //
 // Server records (player, duel, room, banks) are kept as received and handed out as they are:
 // they are replaced whole, never edited. The collections the store edits itself (verdicts,
-// reveals I got right, ticked boxes, challenges, quiz titles) are handed out as copies, so a
+// reveals I got right, ticked boxes, challenges, quiz titles, bank notes) are handed out as copies, so a
 // reader cannot change them behind the store's back.
 
 const s = {
@@ -27,6 +27,7 @@ const s = {
   recap: {},         // question index -> {question, reveal}: this game's questions as revealed, for the end screen
   lastBank: null,    // the bank of the game played last, for the leaderboard to open on
   xpBefore: null,    // my XP when this game began, for "+70 XP" at its end
+  bankPrefs: new Map(), // bank slug -> {note, color}: my own note and colour per bank (private)
 };
 
 /** The state, read-only: assigning to it throws (modules are strict). */
@@ -63,6 +64,11 @@ export const state = Object.freeze({
   get recap() { return Object.keys(s.recap).map(Number).sort((a, b) => a - b).map((i) => ({ ...s.recap[i] })); },
   get lastBank() { return s.lastBank; },
   get xpBefore() { return s.xpBefore; },
+  /** My note and colour for bank `slug` ({note, color}, a copy), or null when I set neither. */
+  bankPref(slug) {
+    const p = s.bankPrefs.get(slug);
+    return p ? { ...p } : null;
+  },
 });
 
 // ---- subscribe / notify ----
@@ -70,7 +76,7 @@ export const state = Object.freeze({
 /** @type {Map<string, Set<Function>>} */
 const listeners = new Map();
 
-/** Calls `callback()` after each change of `key` (only "challenges" is announced so far). */
+/** Calls `callback()` after each change of `key` ("challenges" and "bankPrefs" are announced). */
 export function subscribe(key, callback) {
   const set = listeners.get(key) ?? new Set();
   listeners.set(key, set);
@@ -95,7 +101,9 @@ export function updatePlayer(player) {
 export function signOut() {
   Object.assign(s, { player: null, duel: null, duelId: null, room: null });
   s.challenges.clear();
+  s.bankPrefs.clear();
   notify("challenges");
+  notify("bankPrefs");
 }
 
 /** The shared link's room code, handed out once. */
@@ -112,6 +120,18 @@ export function setBanks(banks) { s.banks = banks; }
 export function chooseBank(bank) { s.bank = bank; }
 
 export function rememberQuizTitle(quiz) { s.quizTitles[quiz.quiz] = quiz.title; }
+
+/** My notes and colours as the server lists them (`bank_prefs`), replacing what was kept. */
+export function setBankPrefs(list) {
+  s.bankPrefs = new Map(list.map((p) => [p.bank, { note: p.note ?? "", color: p.color ?? null }]));
+  notify("bankPrefs");
+}
+
+/** One bank's note and colour as saved (`bank_pref_set`'s reply). */
+export function setBankPref(pref) {
+  s.bankPrefs.set(pref.bank, { note: pref.note ?? "", color: pref.color ?? null });
+  notify("bankPrefs");
+}
 
 // ---- practice ----
 

@@ -21,6 +21,9 @@ public struct BankPrefDraft: Sendable, Equatable {
         self.color = color
     }
 
-    /// A note is a few paragraphs, not a document.
-    public static let maxNoteLength = 2_000
+    /// A note is a few paragraphs, not a document: 1,000 characters, and 3,000 bytes of UTF-8 so
+    /// that any script fits the server's 4,096-byte message (PROTOCOL.md, Transport) with room
+    /// for the rest of the request (2,000 characters of Chinese did not).
+    public static let maxNoteLength = 1_000
+    public static let maxNoteBytes = 3_000
 }

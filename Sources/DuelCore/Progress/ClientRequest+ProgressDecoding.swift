@@ -22,9 +22,14 @@ extension ClientRequest {
         case .stats: return .stats(bank: try fields.optionalIdentifier("bank", maxLength: 128))
         case .achievements: return .achievements
         case .bankPrefSet:
-            return .bankPrefSet(BankPrefDraft(bank: try fields.identifier("bank", maxLength: 128),
-                                              note: try fields.optionalString("note", maxLength: BankPrefDraft.maxNoteLength),
-                                              color: try fields.bankColor()))
+            let bank = try fields.identifier("bank", maxLength: 128)
+            let note = try fields.optionalString("note", maxLength: BankPrefDraft.maxNoteLength)
+            guard (note?.utf8.count ?? 0) <= BankPrefDraft.maxNoteBytes else {
+                throw .badField("note", "is too long: at most 1,000 characters and 3,000 bytes")
+            }
+            let color = try fields.bankColor()
+            guard note != nil || color != .keep else { throw .badField("note", "send note, color or both") }
+            return .bankPrefSet(BankPrefDraft(bank: bank, note: note, color: color))
         case .bankPrefs: return .bankPrefs
         default: throw ProtocolError(.internal, "not a progress op: \(op.rawValue)")
         }

@@ -39,12 +39,14 @@ public struct BankPrefsRepository {
         }
     }
 
-    /// `bank_prefs`: the player's notes and colours, for the banks they can still play, by slug.
+    /// `bank_prefs`: the player's notes and colours, for the banks they can still play, by slug
+    /// (a bank whose note and colour were both cleared has nothing to list).
     public func list(player: PlayerID) throws -> [JSONValue] {
         try db.query("""
             SELECT b.slug, pb.note, pb.color, \(unsafeRaw: SQLTime.ms("pb.updated_at")) AS updated_ms
               FROM player_banks pb JOIN banks b ON b.id = pb.bank_id
              WHERE pb.player_id = \(player)::uuid AND \(unsafeRaw: BankSummary.playable("b", by: player))
+               AND (pb.note <> '' OR pb.color IS NOT NULL)
              ORDER BY b.slug
             """).map { try Self.json(bank: $0.string("slug"), $0) }
     }

@@ -9,6 +9,7 @@ import { t, onLanguage } from "../i18n.js";
 import { errorText } from "../errors.js";
 import { refreshChallenges } from "./friends.js";
 import { joinLinkedRoom } from "./room.js";
+import { loadBankPrefs } from "../bank-notes.js";
 
 const RETURNING = "quizduel.returning"; // someone signed in on this device before
 const USERNAME = /^[A-Za-z0-9_.-]{3,32}$/;
@@ -69,6 +70,7 @@ async function authenticate(op, username, password) {
     button.disabled = false;
   }
   refreshChallenges();
+  loadBankPrefs();
   if (!joinLinkedRoom()) go("home");
 }
 

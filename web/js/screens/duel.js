@@ -8,7 +8,8 @@ import { show, shown, go } from "../router.js";
 import { state, duelEvent, duelResumed, answerSent, answerReplied, ticksFor, toggleTick, selectChoice, leftRoomGame }
   from "../store.js";
 import { tickEvery, stopClock } from "../clock.js";
-import { isSolo, sides, initials, keyText, choiceText } from "../records.js";
+import { isSolo, isRecordedGame, isRecording, playerName, sides, initials, keyText, choiceText } from "../records.js";
+import { paintBank } from "../banks.js";
 import { t } from "../i18n.js";
 import { errorText } from "../errors.js";
 import { settings } from "../settings.js";
@@ -49,7 +50,10 @@ function render() {
   const solo = isSolo(d);
   const { mine, theirs: other } = sides(d);
   const theirs = solo ? undefined : other;
-  $("duel-title").textContent = solo ? t("duel.practice") : d.mode === "room" ? t("duel.roomGame") : t("duel.duel");
+  $("duel-title").textContent = solo ? t("duel.practice") : d.mode === "room" ? t("duel.roomGame")
+    : isRecordedGame(d) ? t("duel.recordedGame") : t("duel.duel");
+  // The bank's colour along the top of the scores (the player's own choice, if any).
+  paintBank($("pair-board"), d.bank);
   const many = d.players.length > 2;
   $("board").hidden = !many;
   $("pair-board").hidden = many;
@@ -62,8 +66,10 @@ function render() {
   $("me-name").textContent = mine.username;
   $("me-score").textContent = mine.score;
   renderPing(mine);
+  // A recorded opponent is named as one, with a tag that says it: never passed off as a person.
+  $("opp-tag").hidden = !isRecording(theirs);
   if (theirs) {
-    $("opp-name").textContent = theirs.username;
+    $("opp-name").textContent = playerName(theirs);
     $("opp-score").textContent = theirs.score;
     $("opp-box").classList.toggle("offline", !theirs.connected);
     $("opp-box").title = theirs.connected ? "" : t("duel.offline");
@@ -99,8 +105,8 @@ function render() {
   renderAnswerInput(q, type, { revealed, locked, pick, mineSent, right });
   let opp = "";
   if (many) opp = revealed ? "" : t("duel.answeredCount", { n: d.answers.length, count: d.players.length });
-  else if (theirs && theirAnswer) opp = t(theirAnswer.correct ? "duel.oppRight" : "duel.oppWrong", { name: theirs.username });
-  else if (theirs && !revealed) opp = t("duel.oppThinking", { name: theirs.username });
+  else if (theirs && theirAnswer) opp = t(theirAnswer.correct ? "duel.oppRight" : "duel.oppWrong", { name: playerName(theirs) });
+  else if (theirs && !revealed && !isRecording(theirs)) opp = t("duel.oppThinking", { name: playerName(theirs) });
   $("opponent-state").textContent = opp;
   let verdict = "";
   let lockedOut = false;
@@ -365,7 +371,8 @@ $("end-practice").addEventListener("click", async () => {
 $("forfeit").addEventListener("click", () => {
   const d = state.duel;
   if (!d || isSolo(d)) return;
-  $("forfeit-text").textContent = t(d.mode === "ranked" ? "forfeit.textRanked" : d.players.length > 2 ? "forfeit.textRoom" : "forfeit.text");
+  $("forfeit-text").textContent = t(d.mode === "ranked" ? "forfeit.textRanked" : isRecordedGame(d) ? "forfeit.textRecorded"
+    : d.players.length > 2 ? "forfeit.textRoom" : "forfeit.text");
   $("forfeit-dialog").showModal();
   $("forfeit-cancel").focus();
 });

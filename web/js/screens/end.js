@@ -1,16 +1,18 @@
-// The end screen of a game (duel, room game, practice): the placement, the points, the rating
-// change, the XP gained with the level's progress, a recap of every question (my answer, the
-// others', the key) from the reveals seen, and what comes next: play again, a rematch, the
-// leaderboard of the bank just played, back.
+// The end screen of a game (duel, room game, practice, a recorded opponent): the bank in its
+// colour, the placement, the points, the rating change (or why there is none), the XP gained
+// with the level's progress, a recap of every question (my answer, the others', the key) from
+// the reveals seen, and what comes next: play again, a rematch, a live opponent after a
+// recorded one, the leaderboard of the bank just played, back.
 import { client } from "../connection.js";
 import { $, el, note } from "../ui.js";
 import { show, shown, go } from "../router.js";
 import { state, setPractice, updatePlayer } from "../store.js";
-import { isSolo, sides, keyText, submissionText, revealedAnswer } from "../records.js";
+import { isSolo, isRecordedGame, playerName, sides, keyText, submissionText, revealedAnswer } from "../records.js";
+import { bankChip } from "../banks.js";
 import { t } from "../i18n.js";
 import { errorText } from "../errors.js";
 import { play } from "../sound.js";
-import { practise, queue } from "./home.js";
+import { practise, queue, playRecorded } from "./home.js";
 import { showRoom, startRoomGame } from "./room.js";
 
 export function finish(record) {
@@ -21,6 +23,9 @@ export function finish(record) {
   $("rematch").hidden = true;
   $("rematch").disabled = false;
   $("end-leaderboard").hidden = record.mode !== "ranked";
+  // After a recorded opponent: a live one is a tap away (the queue may have someone now).
+  $("end-live").hidden = !isRecordedGame(record) || !state.banks.some((b) => b.slug === record.bank);
+  $("end-bank").replaceChildren(bankChip(record.bank));
   if (isSolo(record)) finishPractice(record);
   else if (record.mode === "room" || record.players.length > 2) finishRoomGame(record);
   else finishDuel(record);
@@ -45,13 +50,16 @@ function finishDuel(record) {
   const { mine, theirs } = sides(record);
   // An operator may end a stuck duel: no winner, and nothing rated (reason "ended").
   const won = result.winner === mine.id;
+  // Against a recording a first place is no win (PROTOCOL.md, `recorded`): the title says so.
+  const [win, lose] = isRecordedGame(record) ? ["end.recordedWin", "end.recordedLose"] : ["end.youWin", "end.youLose"];
   $("end-title").textContent = result.reason === "ended" ? t("end.duelEnded")
-    : result.winner === null ? t("end.draw") : won ? t("end.youWin") : t("end.youLose");
+    : result.winner === null ? t("end.draw") : t(won ? win : lose);
   const scoreKey = { forfeit: "end.scoreForfeit", abandoned: "end.scoreAbandoned", ended: "end.scoreEnded" }[result.reason] ?? "end.score";
   $("end-score").textContent = t(scoreKey, { mine: mine.score, theirs: theirs.score });
   const r = result.ratings[mine.id];
   const delta = r.after - r.before;
-  if (!record.rated) $("end-rating").textContent = t("end.notRatedFriends"); // a challenge among friends
+  if (isRecordedGame(record)) $("end-rating").textContent = t("end.notRatedRecorded");
+  else if (!record.rated) $("end-rating").textContent = t("end.notRatedFriends"); // a challenge among friends
   else $("end-rating").replaceChildren(t("end.rating", { before: r.before, after: r.after }),
     delta !== 0 ? el("span", { class: `delta ${delta > 0 ? "up" : "down"}` }, ` (${delta > 0 ? "+" : "−"}${Math.abs(delta)})`) : "");
   placement(record);
@@ -102,7 +110,7 @@ function renderRecap(record) {
       const mark = sent ? (right ? "✓" : "✗") : "–";
       return el("li", { class: `recap-answer ${sent ? (right ? "good" : "bad") : "none"}` },
         el("span", { class: "mark", "aria-hidden": "true" }, mark),
-        t(mine ? "recap.you" : "recap.other", { name: player.username, answer: submissionText(sent, q.choices, type) }),
+        t(mine ? "recap.you" : "recap.other", { name: playerName(player), answer: submissionText(sent, q.choices, type) }),
         el("span", { class: "visually-hidden" }, ` (${sent ? t(right ? "recap.right" : "recap.wrong") : t("recap.noAnswer")})`),
         right ? el("span", { class: "muted" }, ` +${reveal.points[player.id]}`) : "");
     };
@@ -134,6 +142,7 @@ async function showXp() {
 
 $("again").addEventListener("click", () => {
   if (isSolo(state.duel)) practise(state.practice ?? { bank: state.duel.bank });
+  else if (isRecordedGame(state.duel)) playRecorded(state.duel.bank);
   else if (state.duel?.mode === "room") startRoomGame();
   else if (state.bank) queue(state.bank);
   else go("home");
@@ -143,6 +152,10 @@ $("back").addEventListener("click", () => {
   else if (isSolo(state.duel) && state.practice?.mistakes) go("mistakes"); else go("home");
 });
 $("end-leaderboard").addEventListener("click", () => go("leaderboard"));
+$("end-live").addEventListener("click", () => {
+  const bank = state.banks.find((b) => b.slug === state.duel?.bank);
+  if (bank) queue(bank);
+});
 
 // ---- rematch after a ranked duel ----
 

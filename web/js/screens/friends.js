@@ -4,7 +4,7 @@ import { client } from "../connection.js";
 import { $, el, fillList, note, toast } from "../ui.js";
 import { show, shown, route } from "../router.js";
 import { state, subscribe, setChallenges, addChallenge, dropChallenge } from "../store.js";
-import { fillBankSelects, bankTitle, ensureBanks } from "../banks.js";
+import { fillBankSelects, bankTitle, ensureBanks, paintBank } from "../banks.js";
 import { t } from "../i18n.js";
 import { errorText } from "../errors.js";
 import { showRoom, roomError } from "./room.js";
@@ -52,17 +52,20 @@ client.on("challenge", (event) => {
 
 function renderInbox() {
   const me = state.player?.id;
-  const items = state.challenges.map((c) => {
-    if (c.to.id === me) {
-      return el("li", { "data-challenge": c.id }, t("friends.inboxReceived", { name: c.from.username, bank: bankTitle(c.bank) }), " ",
-        el("span", { class: "inline-actions" },
-          el("button", { class: "primary", "data-accept": c.id, onclick: () => acceptChallenge(c.id) }, t("friends.accept")), " ",
-          el("button", { "data-decline": c.id, onclick: () => declineChallenge(c.id) }, t("friends.decline"))));
-    }
-    return el("li", { "data-challenge": c.id }, t("friends.inboxSent", { name: c.to.username, bank: bankTitle(c.bank) }), " ",
-      el("button", { class: "link", onclick: () => declineChallenge(c.id) }, t("friends.withdraw")));
-  });
+  // Each challenge with its bank's colour as a stripe.
+  const items = state.challenges.map((c) => paintBank(challengeItem(c, me), c.bank));
   fillList($("inbox"), items, { empty: t("friends.noChallenges") });
+}
+
+function challengeItem(c, me) {
+  if (c.to.id === me) {
+    return el("li", { "data-challenge": c.id, class: "bank-stripe" }, t("friends.inboxReceived", { name: c.from.username, bank: bankTitle(c.bank) }), " ",
+      el("span", { class: "inline-actions" },
+        el("button", { class: "primary", "data-accept": c.id, onclick: () => acceptChallenge(c.id) }, t("friends.accept")), " ",
+        el("button", { "data-decline": c.id, onclick: () => declineChallenge(c.id) }, t("friends.decline"))));
+  }
+  return el("li", { "data-challenge": c.id, class: "bank-stripe" }, t("friends.inboxSent", { name: c.to.username, bank: bankTitle(c.bank) }), " ",
+    el("button", { class: "link", onclick: () => declineChallenge(c.id) }, t("friends.withdraw")));
 }
 
 async function acceptChallenge(id) {

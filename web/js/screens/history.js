@@ -2,8 +2,8 @@
 import { client } from "../connection.js";
 import { $, el, fillList, note } from "../ui.js";
 import { show, route } from "../router.js";
-import { isSolo, sides, keyText, answerText } from "../records.js";
-import { bankTitle, ensureBanks } from "../banks.js";
+import { isSolo, isRecordedGame, sides, keyText, answerText } from "../records.js";
+import { bankTitle, ensureBanks, paintBank } from "../banks.js";
 import { t } from "../i18n.js";
 import { practise } from "./home.js";
 
@@ -14,14 +14,19 @@ function historyLine(d) {
   if (d.players.length > 2) {
     return t("history.room", { bank, place: d.result.placements[mine.id], players: d.players.length, count: mine.score });
   }
-  const key = d.result.winner === null ? "history.draw" : d.result.winner === mine.id ? "history.won" : "history.lost";
-  return t(key, { bank, mine: mine.score, theirs: theirs.score, name: theirs.username });
+  const outcome = d.result.winner === null ? 0 : d.result.winner === mine.id ? 1 : 2;
+  // Against a recording: said as such (never as a person's name), and not rated.
+  const keys = isRecordedGame(d) ? ["history.recordedDraw", "history.recordedWon", "history.recordedLost"]
+    : ["history.draw", "history.won", "history.lost"];
+  return t(keys[outcome], { bank, mine: mine.score, theirs: theirs.score, name: theirs.username });
 }
 
 export async function history() {
   show("history");
   const [duels] = await Promise.all([client.history(20).then((d) => d.duels, () => []), ensureBanks()]);
-  fillList($("history"), duels.map((d) => el("li", { class: `history-${d.mode}` }, historyLine(d))), { empty: t("history.empty") });
+  // Each game with its bank's colour as a stripe.
+  fillList($("history"), duels.map((d) => paintBank(el("li", { class: `history-${d.mode} bank-stripe` }, historyLine(d)), d.bank)),
+    { empty: t("history.empty") });
 }
 
 route("history", history);

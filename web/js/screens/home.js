@@ -1,14 +1,17 @@
-// The start screen (the banks to play, the greeting) and the matching screen: queueing for a
-// ranked duel (with the time waited and, after a few seconds alone, something else to do), and
-// asking for a practice game (from here, the mistakes notebook, the end screen or a quiz's page).
+// The start screen (the banks to play, with the player's own notes and colours, the greeting)
+// and the matching screen: queueing for a ranked duel (with the time waited and, after a few
+// seconds alone, something else to do: a recorded opponent, practice, a friend), and asking for
+// a practice game (from here, the mistakes notebook, the end screen or a quiz's page) or a game
+// against a recorded opponent (from the matching screen or the end of one).
 import { client } from "../connection.js";
 import { $, el, flash, note } from "../ui.js";
 import { show, shown, route, visibleNote } from "../router.js";
-import { state, setBanks, chooseBank, setPractice, setStarting, updatePlayer } from "../store.js";
+import { state, subscribe, setBanks, chooseBank, setPractice, setStarting, updatePlayer } from "../store.js";
 import { stopClock } from "../clock.js";
 import { t } from "../i18n.js";
 import { errorText } from "../errors.js";
-import { bankHue, difficultyText } from "../banks.js";
+import { bankChip, difficultyText, paintBank } from "../banks.js";
+import { openBankNotes } from "../bank-notes.js";
 import { greet, refreshBadge } from "../progress.js";
 import { showRoom, roomError } from "./room.js";
 import { tutorialOnce } from "../tutorial.js";
@@ -27,28 +30,41 @@ export async function goHome() {
   refreshBadge();
   sendTimeZone();
   try { setBanks((await client.banks()).banks); } catch { return; }
-  $("banks").replaceChildren(...state.banks.map(bankCard));
-  $("banks-empty").hidden = state.banks.length > 0;
+  drawBanks();
   // A newcomer's first home screen: the tour, over the banks it talks about (drawn just above).
   if (shown("home")) tutorialOnce();
 }
 
 route("home", goHome);
 
+function drawBanks() {
+  $("banks").replaceChildren(...state.banks.map(bankCard));
+  $("banks-empty").hidden = state.banks.length > 0;
+}
+
+// Notes and colours arrive after sign-in, and change in the notes dialog: the cards follow.
+subscribe("bankPrefs", () => { if (shown("home")) drawBanks(); });
+
 function bankCard(b) {
   const meta = [t("common.questions", { count: b.questions }), b.theme, difficultyText(b.difficulty)].filter(Boolean).join(" · ");
   const rating = state.player?.ratings?.[b.slug] ?? 1500;
-  // A colour per bank, from its slug: the same on every screen (a stripe, never behind text).
-  return el("li", { class: "bank-card", style: `--bank-hue:${bankHue(b.slug)}`, "data-bank-card": b.slug },
+  const mine = state.bankPref(b.slug)?.note;
+  // The bank's colour (the player's, else its own) is the card's stripe, never behind text.
+  return paintBank(el("li", { class: "bank-card bank-stripe", "data-bank-card": b.slug },
     el("span", { class: "bank" },
       el("strong", { class: "bank-title" }, b.title),
       b.description ? el("span", { class: "bank-description" }, b.description) : null,
-      el("span", { class: "muted" }, `${meta} · ${t("home.rating", { rating })}`)),
+      el("span", { class: "muted" }, `${meta} · ${t("home.rating", { rating })}`),
+      // My own note, as I wrote it (text, never HTML): for me only, nobody else sees it.
+      mine ? el("span", { class: "bank-note", "data-note": b.slug },
+        el("span", { class: "visually-hidden" }, `${t("bankPrefs.yourNote")} `), mine) : null,
+      el("button", { class: "link bank-notes-link", "data-notes": b.slug, "aria-label": t("bankPrefs.openLabel", { title: b.title }),
+        onclick: () => openBankNotes(b.slug) }, t("bankPrefs.open"))),
     el("span", { class: "actions" },
       el("button", { "data-practice": b.slug, "aria-label": t("home.practiceLabel", { title: b.title }),
         disabled: b.questions > 0 ? null : "", onclick: () => practise({ bank: b.slug }) }, t("home.practice")),
       el("button", { class: "primary", "data-bank": b.slug, "aria-label": t("home.duelLabel", { title: b.title }),
-        onclick: () => queue(b) }, t("home.duel"))));
+        onclick: () => queue(b) }, t("home.duel")))), b.slug);
 }
 
 // The browser's time zone, for streak days: sent once per player and zone (profile_update).
@@ -72,7 +88,7 @@ export async function queue(bank) {
   } catch (error) {
     if (error.code !== "already_queued") { flash(errorText(error)); return; }
   }
-  $("matching-bank").textContent = bank.title;
+  $("matching-bank").replaceChildren(bankChip(bank.slug));
   $("matching-offers").hidden = true;
   show("matching");
   startWaiting(bank, since);
@@ -106,6 +122,14 @@ async function leaveQueue() {
 
 $("cancel").addEventListener("click", async () => {
   if (await leaveQueue()) goHome();
+});
+
+// A recorded opponent instead: a duel for a player alone on the server. Waiting ends first
+// (the server refuses `recorded` to a player in the queue: already_queued).
+$("matching-recorded").addEventListener("click", async () => {
+  const bank = waiting.bank;
+  if (!bank || !(await leaveQueue())) return;
+  playRecorded(bank.slug);
 });
 
 // Practice instead: the server serves one game at a time, so waiting ends first.
@@ -150,6 +174,25 @@ export async function practise(what) {
     const text = practiceError(error, what);
     if (where) note(`${where}-note`, text); else flash(text);
     if (error.code === "unknown_bank" && where === "home") goHome();
+  } finally {
+    setStarting(false);
+  }
+}
+
+// ---- a recorded opponent: a past player's game replayed, or the house; not rated ----
+
+/** Asks for a game against a recorded opponent in `bank`; its init opens the game screen. */
+export async function playRecorded(bank) {
+  if (state.starting) return; // one request at a time, as for practice
+  const where = visibleNote();
+  if (where) note(`${where}-note`, "");
+  setStarting(true);
+  try {
+    await client.recorded(bank);
+  } catch (error) {
+    // From the matching screen (which it left) the note goes to the start screen.
+    if (!where) await goHome();
+    note(`${where ?? "home"}-note`, errorText(error));
   } finally {
     setStarting(false);
   }

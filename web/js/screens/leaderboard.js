@@ -4,7 +4,7 @@ import { client } from "../connection.js";
 import { $, el, fillList } from "../ui.js";
 import { show, route } from "../router.js";
 import { state } from "../store.js";
-import { fillBankSelects } from "../banks.js";
+import { fillBankSelects, paintBank } from "../banks.js";
 import { t } from "../i18n.js";
 
 let openedAfter = null; // the game the board last opened on the bank of, so the player's own choice stands until the next game
@@ -27,6 +27,7 @@ $("lb-bank").addEventListener("change", leaderboardList);
 async function leaderboardList() {
   const bank = $("lb-bank").value;
   const entries = bank ? await client.leaderboard(bank, 20).then((d) => d.entries, () => []) : [];
+  paintBank($("lb-list"), bank); // the rows' stripe: the bank's colour
   const me = state.player?.id;
   const list = fillList($("lb-list"), entries.map((e) => el("li", { class: e.player === me ? "me" : "", value: String(e.rank) },
     el("span", { class: "rank", "aria-hidden": "true" }, String(e.rank)),

@@ -5,7 +5,7 @@ import { $, el, flash, note } from "../ui.js";
 import { show, shown, go, visibleNote } from "../router.js";
 import { state, setRoom, takeJoinCode, leftRoomGame } from "../store.js";
 import { initials } from "../records.js";
-import { bankTitle } from "../banks.js";
+import { bankChip } from "../banks.js";
 import { t } from "../i18n.js";
 import { errorText } from "../errors.js";
 
@@ -50,7 +50,7 @@ export function showRoom(room) {
 function renderRoom() {
   const r = state.room;
   $("room-code-shown").textContent = r.code;
-  $("room-bank-shown").textContent = bankTitle(r.bank);
+  $("room-bank-shown").replaceChildren(bankChip(r.bank));
   $("room-link").href = roomLink(r.code);
   $("room-link").textContent = roomLink(r.code);
   const seats = [];
