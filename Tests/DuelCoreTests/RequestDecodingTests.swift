@@ -65,7 +65,10 @@ import Testing
         #expect(request(#"{"op":"challenge_decline","challenge_id":"c"}"#) == .challengeDecline(challengeID: "c"))
         #expect(request(#"{"op":"challenges"}"#) == .challenges)
         #expect(request(#"{"op":"rematch","duel_id":"d"}"#) == .rematch(duelID: "d"))
-        #expect(Set(ClientRequest.ops).count == 49)
+        #expect(request(#"{"op":"recorded","bank":"b"}"#) == .recorded(bank: "b"))
+        #expect(code(#"{"op":"recorded"}"#) == .badRequest)
+        // bank_pref_set and bank_prefs: LearningDiaryDecodingTests.
+        #expect(Set(ClientRequest.ops).count == 52)
     }
 
     @Test func everyProgressOpDecodes() {

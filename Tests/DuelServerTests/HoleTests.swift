@@ -69,12 +69,14 @@ extension ServerTests {
             for (op, field) in [("stats", "bank"), ("leaderboard", "bank"), ("rating_history", "bank"), ("queue", "bank"),
                                 ("practice", "bank"), ("room_create", "bank"), ("quiz", "quiz"), ("quiz_questions", "quiz"),
                                 ("quiz_delete", "quiz"), ("quiz_publish", "quiz"), ("quiz_save", "quiz"),
-                                ("bank_pref_set", "bank"), ("recorded", "bank")] {
+                                ("recorded", "bank")] {
                 let hidden = try await answer(op, [field: .string(slug)])
                 let absent = try await answer(op, [field: .string(missing)])
                 #expect(hidden == absent && hidden == "unknown_bank", "\(op): \(hidden) vs \(absent)")
             }
             #expect(try await answer("goal_set", ["kind": "games", "target": 1, "bank": .string(slug)]) == "unknown_bank")
+            #expect(try await answer("bank_pref_set", ["bank": .string(slug), "note": "x"]) == "unknown_bank")
+            #expect(try await answer("bank_pref_set", ["bank": .string(missing), "note": "x"]) == "unknown_bank")
             #expect(try await answer("challenge", ["username": .string(owner.username), "bank": .string(slug)]) == "unknown_bank")
             #expect(try await answer("quiz_update", ["quiz": .string(slug), "title": "Mine"]) == "unknown_bank")
             #expect(try await answer("report", ["quiz": .string(slug), "reason": "x"]) == "unknown_bank")
