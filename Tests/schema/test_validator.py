@@ -149,7 +149,9 @@ def notification_event(rec, server_ms=None):
 
 
 def goal(kind, bank, target, done, reached=False):
-    return {"kind": kind, "bank": bank, "target": target, "progress": done, "reached": reached, "week_start": WEEK}
+    # (added, issue 27) when it is due (the end of its week's Sunday, UTC here), and no reminder.
+    return {"kind": kind, "bank": bank, "target": target, "progress": done, "reached": reached, "week_start": WEEK,
+            "due_at": WEEK + "T00:00:00.000Z", "remind_at": None, "reminded": False}
 
 
 def question(index, q, opens):
@@ -768,6 +770,9 @@ NOTIFICATIONS = {
     "quiz_unpublished": notification(11, "quiz_unpublished", {"quiz": QUIZ, "title": "Five types", "reason": "copied"},
                                      T_PROGRESS),
     "quiz_promoted": notification(12, "quiz_promoted", {"quiz": QUIZ, "title": "Five types"}, T_PROGRESS),
+    # (added, issue 27) The reminder a player set on a weekly goal.
+    "goal_reminder": notification(13, "goal_reminder", {"kind": "games", "bank": None, "target": 3, "progress": 1,
+                                                        "due_at": WEEK + "T00:00:00.000Z"}, T_PROGRESS),
 }
 POINTS = [
     {"duel_id": DUEL, "at": iso(T0 + 12_060), "rating_before": 1500, "rating": 1662, "outcome": "win"},
@@ -775,7 +780,7 @@ POINTS = [
     {"duel_id": REMATCH_DUEL, "at": iso(T0 + 89_000), "rating_before": 1671, "rating": 1660, "outcome": "loss"},
 ]
 STATS = {"bank": None, "answers": 8, "correct": 4, "questions_asked": 10, "accuracy": 0.4, "mean_answer_ms": 2140,
-         "games_by_mode": {"ranked": 4, "room": 1, "challenge": 1, "practice": 1}}
+         "games_by_mode": {"ranked": 4, "room": 1, "challenge": 1, "practice": 1, "recorded": 0}}
 
 
 def progress_ops(log):
@@ -839,7 +844,7 @@ def progress_ops(log):
     log.out(b, {"op": "stats", "ref": "u1", "bank": "world-capitals"})
     log.inn(b, reply("u1", {"bank": "world-capitals", "answers": 3, "correct": 1, "questions_asked": 3,
                             "accuracy": 0.333, "mean_answer_ms": 4500,
-                            "games_by_mode": {"ranked": 3, "room": 0, "challenge": 0, "practice": 0}}))
+                            "games_by_mode": {"ranked": 3, "room": 0, "challenge": 0, "practice": 0, "recorded": 0}}))
     log.out(b, {"op": "stats", "ref": "u2", "bank": "nope"})
     log.inn(b, error("u2", "unknown_bank", "no such bank"))
     earned = {"first_game": T0 + 12_060, "first_win": T_PROGRESS, "quiz_author": T_QUIZ}
@@ -847,6 +852,16 @@ def progress_ops(log):
     log.inn(a, reply("p21", {"achievements": [
         {"code": code, "title": title, "description": text, "earned_at": iso(earned[code]) if code in earned else None}
         for code, title, text in ACHIEVEMENTS]}))
+    # (added, issue 27) A note and a colour for a bank, and a game against a recorded opponent.
+    log.out(a, {"op": "bank_pref_set", "ref": "p22", "bank": "world-capitals", "note": "Canberra", "color": "#2255AA"})
+    pref = {"bank": "world-capitals", "note": "Canberra", "color": "#2255aa", "updated_at": iso(T_PROGRESS)}
+    log.inn(a, reply("p22", {"bank_pref": pref}))
+    log.out(a, {"op": "bank_prefs", "ref": "p23"})
+    log.inn(a, reply("p23", {"bank_prefs": [pref]}))
+    log.out(a, {"op": "recorded", "ref": "p24", "bank": "nope"})
+    log.inn(a, error("p24", "unknown_bank", "no such bank"))
+    log.out(a, {"op": "recorded", "ref": "p25", "bank": "world-capitals"})
+    log.inn(a, reply("p25", {"duel_id": "0c6a3d1e-0000-4000-8000-00000000d0d0", "opponent": "house"}))
 
 
 def run(tmp_path, log, *args, name="frames.jsonl"):
@@ -879,7 +894,7 @@ def test_schema_files_are_valid_draft_2020_12(name):
 
 def test_every_op_has_a_client_definition_and_a_reply_definition():
     schemas = vf.Schemas()
-    assert len(schemas.ops) == 49
+    assert len(schemas.ops) == 52
     assert schemas.reply_defs == schemas.ops
     for op in schemas.ops:
         assert schemas.contents["client-message.json"]["$defs"][op]["properties"]["op"] == {"const": op}
@@ -1877,7 +1892,8 @@ PROGRESS_OPS = ["profile_update", "goal_set", "goals", "notifications", "notific
 
 def test_the_progress_ops_and_the_notification_event_are_in_the_schema():
     schemas = vf.Schemas()
-    assert schemas.ops[41:] == PROGRESS_OPS
+    start = schemas.ops.index(PROGRESS_OPS[0])
+    assert schemas.ops[start:start + len(PROGRESS_OPS)] == PROGRESS_OPS
     assert schemas.event_kinds[-1] == "notification" and vf.PLAYER_EVENTS["notification"] == "notification_event"
     defs = schemas.contents["defs.json"]["$defs"]
     assert set(defs["notification_kind"]["enum"]) == set(NOTIFICATIONS)
@@ -2160,9 +2176,9 @@ def test_coverage_requires_the_progress_ops(tmp_path, capsys):
     ("stats", dict(STATS, bank="world-capitals", accuracy=1)),
     ("stats", dict(STATS, accuracy=0, correct=0)),
     ("stats", {"bank": None, "answers": 0, "correct": 0, "questions_asked": 0, "accuracy": None, "mean_answer_ms": 0,
-               "games_by_mode": {"ranked": 0, "room": 0, "challenge": 0, "practice": 0}}),
+               "games_by_mode": {"ranked": 0, "room": 0, "challenge": 0, "practice": 0, "recorded": 0}}),
     ("stats", {"bank": None, "answers": 0, "correct": 0, "questions_asked": 0, "accuracy": None, "mean_answer_ms": 0,
-               "games_by_mode": {"ranked": 0, "room": 0, "challenge": 0, "practice": 1}}),
+               "games_by_mode": {"ranked": 0, "room": 0, "challenge": 0, "practice": 1, "recorded": 0}}),
     ("achievements", {"achievements": []}),
     ("achievements", {"achievements": [{"code": "first_win", "title": "First win", "description": "Win a game.",
                                         "earned_at": iso(T0)},
@@ -2214,7 +2230,7 @@ def test_progress_replies_are_valid(op, data):
     ("stats", dict(STATS, questions_asked=0)),
     ("stats", dict(STATS, mean_answer_ms=-1)),
     ("stats", dict(STATS, games_by_mode={"ranked": 4, "room": 1, "challenge": 1})),
-    ("stats", dict(STATS, games_by_mode={"ranked": 4, "room": 1, "challenge": 1, "practice": 1, "duel": 0})),
+    ("stats", dict(STATS, games_by_mode={"ranked": 4, "room": 1, "challenge": 1, "practice": 1, "recorded": 0, "duel": 0})),
     ("stats", {k: v for k, v in STATS.items() if k != "bank"}),
     ("achievements", {"achievements": [{"code": "first_win", "title": "First win", "description": "x"}]}),
     ("achievements", {"achievements": [{"code": "first_win", "title": "First win", "description": "x",
@@ -2263,7 +2279,7 @@ def test_bad_progress_replies_are_refused(op, data):
     ("stats", dict(STATS, correct=9), None, "correct: more than answers"),
     ("stats", dict(STATS, answers=0, correct=0), None, "mean_answer_ms: set without answers"),
     ("stats", dict(STATS, accuracy=0.4004), None, "accuracy: 0.4004, more than three decimals"),
-    ("stats", dict(STATS, games_by_mode={"ranked": 0, "room": 0, "challenge": 0, "practice": 0}), None,
+    ("stats", dict(STATS, games_by_mode={"ranked": 0, "room": 0, "challenge": 0, "practice": 0, "recorded": 0}), None,
      "questions_asked: questions of no game"),
     ("achievements", {"achievements": [{"code": "first_win", "title": "First win", "description": "x",
                                         "earned_at": None}] * 2}, None, "achievements: the same code twice"),
