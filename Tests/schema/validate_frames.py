@@ -81,6 +81,7 @@ QUESTION_ID_OPS = {"report", "question_update", "question_delete", "rate"}
 INT64_FIELDS = {**{op: "question_id" for op in QUESTION_ID_OPS}, "notifications": "before", "notifications_seen": "up_to"}
 # A schema-valid time_zone (auth, profile_update) that Postgres does not know (PGConnection+Progress.swift).
 UNKNOWN_TIME_ZONE = "time_zone: unknown time zone "
+REMINDER_OUTSIDE_THE_WEEK = "remind_at: must lie between now and the goal's due time"
 # Progress (issue 14): the titles by level PROTOCOL.md gives (each from its level on).
 LEVEL_TITLES = {1: "Newcomer", 3: "Learner", 5: "Scholar", 10: "Expert", 20: "Master", 35: "Grandmaster", 50: "Legend"}
 # Reply limits by op: (field, default) of the request (ClientRequest+ProgressDecoding.swift).
@@ -854,6 +855,14 @@ class Checker:
             return
         if request.op in ("auth", "profile_update") and code == "bad_request" and isinstance(request.message.get("time_zone"), str) \
                 and message["message"] == UNKNOWN_TIME_ZONE + request.message["time_zone"]:
+            return
+        # (added, issue 27) A reminder's time is checked against the clock and the goal's week,
+        # and a note's bytes (UTF-8) against 3,000, which no JSON Schema keyword states.
+        if request.op == "goal_set" and code == "bad_request" and isinstance(request.message.get("remind_at"), str) \
+                and message["message"].startswith(REMINDER_OUTSIDE_THE_WEEK):
+            return
+        if request.op == "bank_pref_set" and code == "bad_request" and isinstance(request.message.get("note"), str) \
+                and len(request.message["note"].encode("utf-8")) > 3000 and message["message"].startswith("note: is too long"):
             return
         report.fail(where, f"{code} ({message['message']!r}) for the frame of {request.where}, which the schema accepts")
 
