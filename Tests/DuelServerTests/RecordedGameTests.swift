@@ -118,6 +118,10 @@ extension ServerTests {
             let player = try await TestPlayer.signUp(server.url)
             #expect(try await player.client.request("recorded", ["bank": "no-such-bank"])["code"] == "unknown_bank")
             #expect(try await player.client.request("recorded", [:])["code"] == "bad_request")
+            // PROTOCOL.md: a player waiting in a queue is refused (a client cancels first).
+            _ = try await player.client.request("queue", ["bank": "world-capitals"])
+            #expect(try await player.client.request("recorded", ["bank": "world-capitals"])["code"] == "already_queued")
+            _ = try await player.client.request("cancel")
             _ = try await player.client.request("recorded", ["bank": "world-capitals"])
             #expect(try await player.client.request("recorded", ["bank": "world-capitals"])["code"] == "in_duel")
         }

@@ -7,31 +7,29 @@ extension Duel {
     /// when. Only answers rule 5 would take then (before the deadline, from a seat still in the
     /// game that has not answered, a submission the question accepts): so giving it in always
     /// moves the game on.
-    var nextRecordedAnswer: (seat: Int, submission: Submission, atMs: Int64)? {
+    var nextRecordedAnswer: (seat: Int, submission: Submission, correct: Bool, atMs: Int64)? {
         guard mode == .recorded, phase == .question, let round = currentRound, round.revealCause == nil else { return nil }
         let index = rounds.count - 1
-        var next: (seat: Int, submission: Submission, atMs: Int64)?
+        var next: (seat: Int, submission: Submission, correct: Bool, atMs: Int64)?
         for seat in players.indices {
             guard let recorded = players[seat].recording?.first(where: { $0.questionIndex == index }) else { continue }
             let at = round.opensAtMs + recorded.afterMs
             guard at <= round.deadlineMs, next.map({ at < $0.atMs }) ?? true,
-                  case .success = checkAnswer(player: players[seat].id, questionIndex: index,
-                                              submission: recorded.submission, atMs: at)
+                  case .success(let (_, correct)) = checkAnswer(player: players[seat].id, questionIndex: index,
+                                                               submission: recorded.submission, atMs: at)
             else { continue }
-            next = (seat, recorded.submission, at)
+            next = (seat, recorded.submission, correct, at)
         }
         return next
     }
 
-    /// Gives in the recorded answer that is due, stamped with its recorded time. Its verdict
-    /// goes to nobody: a recording waits for no reply.
+    /// Gives in the recorded answer that is due (judged once, by ``nextRecordedAnswer``),
+    /// stamped with its recorded time. Its verdict goes to nobody: a recording waits for no reply.
     mutating func giveRecordedAnswer(
-        _ recorded: (seat: Int, submission: Submission, atMs: Int64), into step: inout DuelStep
+        _ recorded: (seat: Int, submission: Submission, correct: Bool, atMs: Int64), into step: inout DuelStep
     ) {
-        let index = rounds.count - 1
-        guard case .success(let correct) = questions[index].verdict(recorded.submission) else { return }
-        _ = take(seat: recorded.seat, questionIndex: index, submission: recorded.submission, correct: correct,
-                 atMs: recorded.atMs, into: &step)
+        _ = take(seat: recorded.seat, questionIndex: rounds.count - 1, submission: recorded.submission,
+                 correct: recorded.correct, atMs: recorded.atMs, into: &step)
         step.settled.removeValue(forKey: players[recorded.seat].id)
     }
 }
