@@ -161,6 +161,86 @@ enum CitusCluster {
         #expect(stored == [far])
     }
 
+    /// A game's end on the cluster (issue 24): the lane's round that ends it stays on one shard
+    /// (its connection refuses multi-shard statements), what the game owes its players is
+    /// settled right after in a transaction of its own, and a settlement that fails waits in
+    /// `duel_settlements` until the sweep settles it, once.
+    @Test func anEndedGameIsSettledApartFromItsOneShardRound() async throws {
+        let url = try CitusCluster.url()
+        let db = try PGConnection(url)
+        defer { db.close() }
+        let shards = try ShardMap.load(db)
+        let bank = try #require(try QuizRepository(db).bank(slug: "general-science"))
+        let players = try CitusCluster.players(8, on: db)
+        for player in players { _ = try QueueRepository(db).enqueue(player: player, bank: bank.slug) }
+        var duels: [DuelUpdate] = []
+        while duels.count < 4 {
+            let created = try QueueRepository(db).claimPairs(
+                bankID: bank.id, policy: MatchPolicy(), configuration: DuelConfiguration(countdownMs: 0, questionCount: 3),
+                nowMs: 30_000)
+            guard !created.isEmpty else { break }
+            duels += created
+        }
+        try #require(duels.count == 4)
+        let ids = PGArray(duels.map(\.duelID))
+        // The last game's settlement cannot finish: its first player's live marker is locked, and
+        // the lane's statements give up after a second (a statement timeout, which the
+        // coordinator enforces on the workers' part too; a lock timeout stays on the coordinator).
+        let blocked = duels[3]
+        let blocker = try PGConnection(url)
+        defer { blocker.close() }
+        try blocker.execute(script: "BEGIN")
+        _ = try blocker.query("SELECT 1 FROM live_duel_players WHERE player_id = \(blocked.players[0])::uuid FOR UPDATE")
+
+        let strict = url + (url.contains("?") ? "&" : "?")
+            + "options=-c%20citus.multi_task_query_log_level%3Derror%20-c%20statement_timeout%3D1000"
+        let lanes = DuelLanes(conninfo: strict, count: 1, origin: "citus-settle", shards: shards, logger: .init(label: "citus-settle"))
+        defer { lanes.shutdown() }
+        func submit(_ duel: String, _ input: DuelInput) async -> Result<DuelUpdate?, Error> {
+            await withCheckedContinuation { done in lanes.submit(duel: duel, input) { done.resume(returning: $0) } }
+        }
+        for duel in duels {
+            let answered = await submit(duel.duelID, .answer(player: duel.players[0], questionIndex: 0, choice: 0, atMs: 30_500))
+            #expect(throws: Never.self) { try answered.get() }
+            // The second player forfeits: the game ends in that round.
+            let ended = await submit(duel.duelID, .forfeit(player: duel.players[1], atMs: 31_000))
+            #expect((try? ended.get())??.finished == true, "the round that ends the game commits on one shard")
+        }
+        let ratedPerDuel = Dictionary(grouping: try db.query("""
+            SELECT duel_id::text AS duel FROM rating_history WHERE duel_id = ANY(\(ids)::uuid[])
+            """).map { try $0.string("duel") }, by: { $0 }).mapValues(\.count)
+        let owed = Set(try db.query("""
+            SELECT duel_id::text AS duel FROM duel_settlements WHERE duel_id = ANY(\(ids)::uuid[])
+            """).map { try $0.string("duel") })
+        for duel in duels.prefix(3) {
+            #expect(ratedPerDuel[duel.duelID] == 2, "settled right after the round")
+            #expect(!owed.contains(duel.duelID))
+        }
+        #expect(ratedPerDuel[blocked.duelID] == nil)
+        #expect(owed == [blocked.duelID], "the failed settlement's record waits for the sweep")
+        let progressed = try db.query("""
+            SELECT count(*) AS n FROM game_progress WHERE duel_id = ANY(\(ids)::uuid[])
+            """)[0].int("n")
+        #expect(progressed == 3, "the answering player of each settled game is paid, once")
+
+        try blocker.execute(script: "ROLLBACK")
+        #expect(try DuelRepository(db).settlePending() >= 1)
+        #expect(try DuelRepository(db).settlePending() == 0)
+        #expect(try db.query("""
+            SELECT count(*) AS n FROM rating_history WHERE duel_id = ANY(\(ids)::uuid[])
+            """)[0].int("n") == 8)
+        #expect(try db.query("""
+            SELECT count(*) AS n FROM game_progress WHERE duel_id = ANY(\(ids)::uuid[])
+            """)[0].int("n") == 4)
+        #expect(try db.query("""
+            SELECT count(*) AS n FROM live_duel_players WHERE player_id = ANY(\(PGArray(players))::uuid[])
+            """)[0].int("n") == 0)
+        #expect(try db.query("SELECT count(*) AS n FROM duel_settlements WHERE duel_id = ANY(\(ids)::uuid[])")[0].int("n") == 0)
+        // The players can queue again at once.
+        for player in players { _ = try QueueRepository(db).enqueue(player: player, bank: bank.slug) }
+        _ = try db.query("DELETE FROM match_queue WHERE player_id = ANY(\(PGArray(players))::uuid[])")
+    }
+
     /// 200 races of two right answers to one question, each on its own connection: exactly one
     /// wins each, and finishing each duel twice at once rates it once.
     @Test func twoHundredAnswerRacesHaveExactlyOneWinnerEach() async throws {

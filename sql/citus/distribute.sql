@@ -111,17 +111,23 @@ BEGIN
 END $$;
 
 -- Tables a migration added after the first placement (which returns early on a placed
--- cluster): what belongs to one player, co-located by player id. A first placement made them
--- Citus local tables when it put their foreign keys to reference tables back; they are
--- distributed from there.
+-- cluster): what belongs to one player, co-located by player id, and what belongs to one duel,
+-- co-located by duel id. A first placement made the players' ones Citus local tables when it put
+-- their foreign keys to reference tables back; they are distributed from there.
 DO $$
 DECLARE
     added_by_player text[] := ARRAY['player_banks'];
+    added_by_duel text[] := ARRAY['duel_settlements'];
     t text;
 BEGIN
     FOREACH t IN ARRAY added_by_player LOOP
         IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = t::regclass AND partmethod = 'h') THEN
             PERFORM create_distributed_table(t::regclass, 'player_id', colocate_with => 'player_progress');
+        END IF;
+    END LOOP;
+    FOREACH t IN ARRAY added_by_duel LOOP
+        IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = t::regclass AND partmethod = 'h') THEN
+            PERFORM create_distributed_table(t::regclass, 'duel_id', colocate_with => 'duels');
         END IF;
     END LOOP;
 END $$;

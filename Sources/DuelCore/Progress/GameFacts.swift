@@ -41,6 +41,15 @@ public struct GameFacts: Sendable, Equatable {
 }
 
 extension Duel {
+    /// What this game's end says about each player: none before the end, and none after an
+    /// operator's end, which grants nothing as it rates nothing. The store settles a finished
+    /// game from its state (docs/ARCHITECTURE.md, "Settling a finished game"), so the facts are
+    /// a function of the state, not of the step that ended it.
+    public var completionFacts: [GameFacts] {
+        guard let result, result.reason != .ended else { return [] }
+        return facts(placements: result.placements ?? [:])
+    }
+
     /// Each player's facts of this finished game, from its rounds and placements.
     func facts(placements: [PlayerID: Int]) -> [GameFacts] {
         let firsts = placements.values.filter { $0 == 1 }.count

@@ -188,8 +188,7 @@ extension Duel {
         phase = .finished
         phaseEndsAtMs = nil
         step.completion = result
-        // An operator's end grants nothing, as it rates nothing.
-        if reason != .ended { step.facts = facts(placements: places) }
+        step.facts = completionFacts
         emit(.complete, atMs: atMs, into: &step)
     }
 

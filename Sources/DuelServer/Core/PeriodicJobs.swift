@@ -159,6 +159,16 @@ final class PeriodicJobs: @unchecked Sendable {
         jobs.database(for: nil, { db in try DuelRepository(db).dueDuels(nowMs: cutoff) }) { [self] _, result in
             if case .success(let due) = result { for duel in due { fireDeadline(duel: duel) } }
         }
+        // Ended games whose lane could not settle them (on Citus: a crash or a failed transaction
+        // right after the round's commit). Their players hear of it here, as after a settling
+        // lane; the notifications are announced, since the players may be held anywhere.
+        jobs.database(for: nil, delivering: { db, outbox in try DuelRepository(db).settlePending(outbox: outbox) }) {
+            [self] _, result in
+            if case .failure(let error) = result { logger.warning("settling ended games failed", metadata: ["error": "\(error)"]) }
+            if case .success(let settled) = result, settled > 0 {
+                logger.info("settled ended games left by a lane", metadata: ["games": "\(settled)"])
+            }
+        }
     }
 
     /// Re-arms the timers of every live duel (at start, and after the LISTEN connection was lost).

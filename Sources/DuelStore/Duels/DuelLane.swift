@@ -152,6 +152,7 @@ final class DuelLane: Sendable {
             for duel in seeds { lane.cache.remember(duel, version: 0) }
             lane.announces = afterBatch.announcing.withLock { $0 }
             let outbox = Outbox()
+            let unsettled = lane.unsettled
             if shards.groups == 1 {
                 let results = DuelRepository(connection).applyInputs(items, lane: &lane, outbox: outbox)
                 for (completion, result) in zip(completions, results) { completion(result) }
@@ -160,6 +161,9 @@ final class DuelLane: Sendable {
                     let results = DuelRepository(connection).applyInputs(group.map { items[$0] }, lane: &lane, outbox: outbox)
                     for (index, result) in zip(group, results) { completions[index](result) }
                 }
+            }
+            if lane.unsettled > unsettled {
+                logger.warning("lane: ended games left to the sweep to settle", metadata: ["rounds": "\(lane.unsettled - unsettled)"])
             }
             afterBatch.run(outbox)
         }

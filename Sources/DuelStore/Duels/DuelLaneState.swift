@@ -11,6 +11,9 @@ public struct DuelLaneState: Sendable {
     /// Whether the database is a Citus coordinator: the lane then writes a batch in statements
     /// Citus sends to one shard each (``DuelWrites``).
     public var distributed: Bool
+    /// Rounds whose ended games could not be settled right after their commit (on Citus): their
+    /// records wait for the sweep.
+    public internal(set) var unsettled = 0
 
     public init(announces: Bool = true, distributed: Bool = false) {
         self.announces = announces

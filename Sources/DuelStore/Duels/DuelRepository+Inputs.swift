@@ -25,8 +25,21 @@ extension DuelRepository {
         do {
             // `lane` is read, not copied, inside: a copy alive at the cache's update below would
             // copy the whole cache.
-            let (updates, states) = try outbox.transaction(on: db) { _ in try applyOnce(items, lane: lane, outbox: outbox) }
+            let (updates, states, owed) = try outbox.transaction(on: db) { _ in
+                try applyOnce(items, lane: lane, outbox: outbox)
+            }
             for state in states.values { lane.cache.remember(state.duel, version: state.version, bankID: state.bankID) }
+            // On Citus the round only recorded what its ended games owe their players: settled
+            // now, before anyone hears of the end, so a player who queues again at once finds
+            // their rating and marker already settled. A failure leaves the record to the sweep
+            // (``settlePending(limit:)``), and the round's own commit stands.
+            if lane.distributed, !owed.isEmpty {
+                do {
+                    try settle(owed, announces: lane.announces, outbox: outbox)
+                } catch {
+                    lane.unsettled += 1
+                }
+            }
             return updates.map { .success($0) }
         } catch {
             let duels = Set(items.map(\.duelID))
@@ -52,7 +65,7 @@ extension DuelRepository {
 
     private func applyOnce(
         _ items: [DuelInputItem], lane: borrowing DuelLaneState, outbox: Outbox
-    ) throws -> ([DuelUpdate?], [String: LaneState]) {
+    ) throws -> ([DuelUpdate?], [String: LaneState], DuelSettlements) {
         let ids = Set(items.lazy.map(\.duelID).filter(UUIDText.isValid)).sorted()
         var states: [String: LaneState] = [:]
         var banks: [String: Int] = [:]
@@ -76,7 +89,7 @@ extension DuelRepository {
         }
         let (writes, updates) = Self.run(items, on: &states)
         try writes.write(on: db, now: now, announces: lane.announces, shardByShard: lane.distributed, outbox: outbox)
-        return (updates, states)
+        return (updates, states, lane.distributed ? writes.settlements : DuelSettlements())
     }
 
     /// A duel as a lane round works on it: its engine state, its version (`duels.inputs`) and its bank.
@@ -108,8 +121,8 @@ extension DuelRepository {
             guard var state = states[item.duelID] else { continue }
             let step = state.duel.apply(item.input)
             if step.logsInput { state.version += 1 }
-            let events = writes.add(step, duelID: item.duelID, bankID: state.bankID, input: item.input,
-                                    version: state.version, mode: state.duel.mode, announce: item.announce)
+            let events = writes.add(step, duel: state.duel, duelID: item.duelID, bankID: state.bankID, input: item.input,
+                                    version: state.version, announce: item.announce)
             states[item.duelID] = state
             updates[index] = DuelUpdate(
                 duelID: item.duelID, seq: state.duel.seq, players: state.duel.players.map(\.id),

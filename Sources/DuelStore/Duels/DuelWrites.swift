@@ -15,49 +15,23 @@ struct DuelWrites {
     var events: [StoredEvent] = []
     /// What other instances are told (see ``DuelNotification``).
     private var announcements = Announcements()
-    /// Practice games the batch finished: their correct answers count towards learning.
-    private var practiceFinished: [String?] = []
-    /// Room games the batch finished: their rooms are open again, and members hear it.
-    private var roomFinished: [String?] = []
-    /// Live markers that go: of players who left a game that plays on, and of every player of
-    /// a game the batch finished.
-    private var left: [(duel: String, player: PlayerID)] = []
-    /// Finished games' facts, one row per player (issue 14): progress to grant once.
-    private var progress = ProgressColumns()
-    /// Duels the batch finished, with their bank: the ratings to write once.
-    private(set) var completions: [(duelID: String, bankID: Int, result: DuelResult)] = []
-    /// Players of games the batch finished without announcing (this instance holds them all):
-    /// their notifications need no NOTIFY either.
-    private var quietPlayers: Set<PlayerID> = []
+    /// What the games the batch ended, or that players left, owe their players' rows.
+    private(set) var settlements = DuelSettlements()
 
     var isEmpty: Bool { rows.isEmpty && events.isEmpty }
 
-    /// Adds one step's writes; `version` is the duel's input count after it.
-    /// Returns the step's events as stored (the record serialized once, here).
-    /// `mode`: the duel's; a finished practice game counts towards learning. (Whether a result
-    /// writes ratings is the engine's decision: ``DuelResult/isRated``.)
+    /// Adds one step's writes; `duel` is the duel's state after it and `version` its input
+    /// count. Returns the step's events as stored (the record serialized once, here).
     mutating func add(
-        _ step: DuelStep, duelID: String, bankID: Int, input: DuelInput, version: Int, mode: DuelMode = .ranked,
-        announce: Bool = true
+        _ step: DuelStep, duel: Duel, duelID: String, bankID: Int, input: DuelInput, version: Int, announce: Bool = true
     ) -> [StoredEvent] {
         guard step.logsInput, let row = step.row else { return [] }
         logInput(input, duelID: duelID, n: version)
         setRow(row, duelID: duelID, version: version)
         for new in step.newAnswers { answers.append((duelID, new)) }
         let events = add(step.events, duelID: duelID, announce: announce)
-        for player in step.leftPlayers { left.append((duelID, player)) }
-        if let result = step.completion {
-            // An operator-ended duel is unrated: no rating rows, no statistics.
-            if result.isRated { completions.append((duelID, bankID, result)) }
-            for facts in step.facts {
-                progress.append(facts, duelID: duelID, bankID: bankID, mode: mode, finishedAtMs: result.finishedAtMs)
-            }
-            if mode == .practice { practiceFinished.append(duelID) }
-            if mode == .room { roomFinished.append(duelID) }
-            for outcome in result.outcomes {
-                left.append((duelID, outcome.player))
-                if !announce { quietPlayers.insert(outcome.player) }
-            }
+        if step.completion != nil || !step.leftPlayers.isEmpty {
+            settlements.add(duel, duelID: duelID, bankID: bankID, announce: announce)
         }
         return events
     }
@@ -87,46 +61,40 @@ struct DuelWrites {
         }
     }
 
-    /// Writes everything in one statement (plus one for the batch's ratings and one for
-    /// finished practice games) inside the caller's transaction, and announces the events.
-    /// The notifications the batch's completions granted and the rooms its room games reopened
-    /// go into `outbox` (announced by the caller, last): a notification is announced only when
-    /// `announces` (another instance runs) and its player's game was announced (or the player,
-    /// a quiz's author, did not play). `now`: the transaction's `now()` as text, the finish time of games the batch finished.
-    /// It is read by the caller's first statement and passed in, because Citus refuses a
-    /// function call inside a CASE of a statement it sends to a shard.
-    /// `shardByShard` (on Citus): the same rows in statements Citus sends to the batch's one
-    /// shard (``writeShardByShard(on:now:payloads:)``) instead of the one statement.
+    /// Writes everything in one statement inside the caller's transaction, and announces the
+    /// events. What the batch's ended games owe their players (``DuelSettlements``) is written
+    /// after it in the same transaction, or, `shardByShard` (on Citus), only recorded there, for
+    /// the caller to settle after its commit. The notifications the settlements granted and the
+    /// rooms its room games reopened go into `outbox` (announced by the caller, last): a
+    /// notification is announced only when `announces` (another instance runs) and its player's
+    /// game was announced (or the player, a quiz's author, did not play). `now`: the
+    /// transaction's `now()` as text, the finish time of games the batch finished. It is read by
+    /// the caller's first statement and passed in, because Citus refuses a function call inside a
+    /// CASE of a statement it sends to a shard. `shardByShard`: the same rows in statements
+    /// Citus sends to the batch's one shard (``writeShardByShard(on:now:payloads:)``) instead of
+    /// the one statement.
     func write(on connection: PGConnection, now: String? = nil, announces: Bool = true,
                shardByShard: Bool = false, outbox: Outbox = Outbox()) throws {
         guard !isEmpty else { return }
         let payloads = payloads(for: connection, announces: announces)
         if shardByShard {
             try writeShardByShard(on: connection, now: now, payloads: payloads)
+            if let record = settlements.recordStatement() { try connection.query(record) }
         } else {
             try connection.query(statement(now: now, payloads: payloads))
+            try settlements.write(on: connection, announces: announces, outbox: outbox)
         }
-        if let ratings = DuelRepository.ratingsStatement(completions) { try connection.query(ratings) }
-        if !practiceFinished.isEmpty { try DuelRepository(connection).countPractice(duels: practiceFinished) }
-        // After ratings (giant slayer reads them) and practice (learned mistakes count).
-        if !progress.isEmpty {
-            addNotifications(try ProgressColumns.payloads(connection.query(progress.statement())), announces: announces,
-                             to: outbox)
-        }
-        if let departures = departuresStatement() { try connection.query(departures) }
-        if !roomFinished.isEmpty { try RoomRepository(connection).announceRooms(ofGames: roomFinished, into: outbox) }
     }
 
     /// Whether the whole write is statements that need nothing back from one another, so that one
-    /// pipeline can carry them (``pipelined(payloads:)``): a practice game's count and a room's
-    /// reopening read before they write.
-    var fitsOnePipeline: Bool { practiceFinished.isEmpty && roomFinished.isEmpty }
+    /// pipeline can carry them (``pipelined(payloads:)``).
+    var fitsOnePipeline: Bool { settlements.fitsOnePipeline }
 
     /// Whether the batch writes `duel`'s row (it logged an input of it).
     func writesRow(of duel: String) -> Bool { rowIndex[duel] != nil }
 
     /// Whether finished games grant progress (whose notifications the caller may have to announce).
-    var grantsProgress: Bool { !progress.isEmpty }
+    var grantsProgress: Bool { settlements.grantsProgress }
 
     /// The write as the statements of one pipeline, in the order of
     /// ``write(on:now:announces:shardByShard:outbox:)`` (for a batch that ``fitsOnePipeline``), and
@@ -137,35 +105,14 @@ struct DuelWrites {
         // `now()` the locking path reads first (a call to now() itself in the CASE would be
         // refused by Citus in the matcher's and the locking path's use of this statement).
         if !isEmpty { queries.append(statement(now: "now", payloads: payloads)) }
-        if let ratings = DuelRepository.ratingsStatement(completions) { queries.append(ratings) }
-        var progressAt: Int?
-        if !progress.isEmpty {
-            progressAt = queries.count
-            queries.append(progress.statement())
-        }
-        if let departures = departuresStatement() { queries.append(departures) }
-        return (queries, progressAt)
+        let (settling, progressAt) = settlements.pipelined()
+        return (queries + settling, progressAt.map { $0 + queries.count })
     }
 
-    /// Puts the notifications that finished games granted (`payloads` of `record_progress`) into
-    /// `outbox`, announced only when `announces` and the player's game was announced.
+    /// Puts the notifications that finished games granted into `outbox` (see
+    /// ``DuelSettlements/addNotifications(_:announces:to:)``).
     func addNotifications(_ payloads: [String], announces: Bool, to outbox: Outbox) {
-        for payload in payloads {
-            // Parsed once: its player decides whether it is announced.
-            guard let event = PlayerEvent(notification: Substring(payload)) else { continue }
-            outbox.add(event, announce: announces && !event.players.contains(where: quietPlayers.contains))
-        }
-    }
-
-    /// The live markers that go, by the players' ids, which Citus uses to reach only their
-    /// shards (issue 24). A player has one marker, so a pair of the two lists that is not one of
-    /// ours matches no row.
-    private func departuresStatement() -> SQLQuery? {
-        guard !left.isEmpty else { return nil }
-        return """
-            DELETE FROM live_duel_players
-             WHERE player_id = ANY(\(column(left) { $0.player })::uuid[]) AND duel_id = ANY(\(column(left) { $0.duel })::uuid[])
-            """
+        settlements.addNotifications(payloads, announces: announces, to: outbox)
     }
 
     /// The columns of each table, one array per column, for `unnest`.

@@ -1,0 +1,161 @@
+import DuelCore
+
+/// What games that ended, or that players left, owe their players' rows: both ratings once,
+/// progress, practice counts, the live markers that go, and the reopened rooms' announcements.
+/// Built from each game's state after the batch (not from the steps), so that a game settled
+/// later, from its stored log, owes exactly what it owed at the time.
+///
+/// Where it is written depends on the database (docs/ARCHITECTURE.md, "Settling a finished
+/// game"): on plain Postgres inside the transaction that ended the games; on Citus, where these
+/// rows live on the players' shards, in a transaction of its own right after the lane's
+/// one-shard commit (``DuelRepository/settle(_:announces:outbox:)``).
+struct DuelSettlements {
+    private struct Entry {
+        let id: String
+        var duel: Duel
+        let bankID: Int
+        var announce: Bool
+    }
+
+    /// Duels in first-added order, each with its latest state.
+    private var order: [String] = []
+    private var entries: [String: Entry] = [:]
+
+    var isEmpty: Bool { order.isEmpty }
+    /// The duels that owe something, in first-added order.
+    var duelIDs: [String] { order }
+
+    /// Records what `duel` owes after a step that ended it or that a player left. A later state
+    /// of the same duel replaces the earlier: what a game owes depends only on where it stands.
+    /// `announce`: whether the game's events were announced to other instances (when not, this
+    /// instance holds all its players, and their notifications need no NOTIFY either).
+    mutating func add(_ duel: Duel, duelID: String, bankID: Int, announce: Bool) {
+        if entries[duelID] == nil { order.append(duelID) }
+        entries[duelID] = Entry(id: duelID, duel: duel, bankID: bankID, announce: announce)
+    }
+
+    private var settled: [Entry] { order.map { entries[$0]! } }
+
+    /// The same, for `ids` alone (the records a settling transaction claimed).
+    func keeping(_ ids: Set<String>) -> DuelSettlements {
+        var kept = DuelSettlements()
+        for entry in settled where ids.contains(entry.id) {
+            kept.add(entry.duel, duelID: entry.id, bankID: entry.bankID, announce: entry.announce)
+        }
+        return kept
+    }
+
+    /// Finished duels with their bank: the ratings to write once (an operator's end rates nothing).
+    var completions: [(duelID: String, bankID: Int, result: DuelResult)] {
+        settled.compactMap { entry in
+            guard let result = entry.duel.result, result.isRated else { return nil }
+            return (entry.id, entry.bankID, result)
+        }
+    }
+
+    /// Finished games' facts, one row per player: progress to grant once.
+    private var progress: ProgressColumns {
+        var progress = ProgressColumns()
+        for entry in settled {
+            guard let result = entry.duel.result else { continue }
+            for facts in entry.duel.completionFacts {
+                progress.append(facts, duelID: entry.id, bankID: entry.bankID, mode: entry.duel.mode,
+                                finishedAtMs: result.finishedAtMs)
+            }
+        }
+        return progress
+    }
+
+    /// Finished games of `mode`.
+    private func finished(_ mode: DuelMode) -> [String?] {
+        settled.filter { $0.duel.phase == .finished && $0.duel.mode == mode }.map { $0.id }
+    }
+
+    /// Live markers that go: every player of a finished game, and those who left a game that
+    /// plays on (a marker already gone matches nothing).
+    private var left: [(duel: String, player: PlayerID)] {
+        settled.flatMap { entry -> [(duel: String, player: PlayerID)] in
+            if let result = entry.duel.result { return result.outcomes.map { (entry.id, $0.player) } }
+            return entry.duel.players.filter { $0.leftAtMs != nil }.map { (entry.id, $0.id) }
+        }
+    }
+
+    /// Players of finished games that were not announced.
+    private var quietPlayers: Set<PlayerID> {
+        Set(settled.filter { !$0.announce && $0.duel.phase == .finished }.flatMap { $0.duel.players.map(\.id) })
+    }
+
+    /// Whether finished games grant progress (whose notifications the caller may have to announce).
+    var grantsProgress: Bool { settled.contains { !$0.duel.completionFacts.isEmpty } }
+
+    /// Whether every statement needs nothing back from another, so one pipeline can carry them
+    /// (``pipelined()``): a practice game's count and a room's reopening read before they write.
+    var fitsOnePipeline: Bool { finished(.practice).isEmpty && finished(.room).isEmpty }
+
+    /// Writes everything inside the caller's transaction: ratings, practice counts, progress
+    /// (its notifications into `outbox`), departures, and the rooms' announcements (into `outbox`).
+    func write(on connection: PGConnection, announces: Bool, outbox: Outbox) throws {
+        guard !isEmpty else { return }
+        if let ratings = DuelRepository.ratingsStatement(completions) { try connection.query(ratings) }
+        let practice = finished(.practice)
+        if !practice.isEmpty { try DuelRepository(connection).countPractice(duels: practice) }
+        // After ratings (giant slayer reads them) and practice (learned mistakes count).
+        let progress = progress
+        if !progress.isEmpty {
+            addNotifications(try ProgressColumns.payloads(connection.query(progress.statement())), announces: announces,
+                             to: outbox)
+        }
+        if let departures = departuresStatement() { try connection.query(departures) }
+        let rooms = finished(.room)
+        if !rooms.isEmpty { try RoomRepository(connection).announceRooms(ofGames: rooms, into: outbox) }
+    }
+
+    /// The statements of ``write(on:announces:outbox:)`` for one pipeline (when
+    /// ``fitsOnePipeline``), and which of them returns the progress notifications.
+    func pipelined() -> (queries: [SQLQuery], progressAt: Int?) {
+        var queries: [SQLQuery] = []
+        if let ratings = DuelRepository.ratingsStatement(completions) { queries.append(ratings) }
+        var progressAt: Int?
+        let progress = progress
+        if !progress.isEmpty {
+            progressAt = queries.count
+            queries.append(progress.statement())
+        }
+        if let departures = departuresStatement() { queries.append(departures) }
+        return (queries, progressAt)
+    }
+
+    /// Puts the notifications that finished games granted (`payloads` of `record_progress`) into
+    /// `outbox`, announced only when `announces` and the player's game was announced.
+    func addNotifications(_ payloads: [String], announces: Bool, to outbox: Outbox) {
+        let quiet = quietPlayers
+        for payload in payloads {
+            // Parsed once: its player decides whether it is announced.
+            guard let event = PlayerEvent(notification: Substring(payload)) else { continue }
+            outbox.add(event, announce: announces && !event.players.contains(where: quiet.contains))
+        }
+    }
+
+    /// The live markers that go, by the players' ids, which Citus uses to reach only their
+    /// shards. A player has one marker, so a pair of the two lists that is not one of ours
+    /// matches no row.
+    private func departuresStatement() -> SQLQuery? {
+        let left = left
+        guard !left.isEmpty else { return nil }
+        return """
+            DELETE FROM live_duel_players
+             WHERE player_id = ANY(\(PGArray(left.map { Optional($0.player) }))::uuid[])
+               AND duel_id = ANY(\(PGArray(left.map { Optional($0.duel) }))::uuid[])
+            """
+    }
+
+    /// On Citus: the record, in the lane's one-shard transaction, that these duels owe their
+    /// players (migration 023). Multi-row `VALUES`, which Citus sends to the batch's one shard.
+    func recordStatement() -> SQLQuery? {
+        guard !isEmpty else { return nil }
+        var query = DuelWrites.values(into: "duel_settlements", columns: [("duel_id", "?::uuid")],
+                                      rows: order.map { [$0] })
+        query.sql += " ON CONFLICT DO NOTHING"
+        return query
+    }
+}
