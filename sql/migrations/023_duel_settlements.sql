@@ -13,5 +13,10 @@ CREATE TABLE duel_settlements (
     -- created on the coordinator first, where a key to a distributed table is refused; the
     -- settling transaction reads the duel by this id, and a row with no duel would settle nothing.
     duel_id uuid PRIMARY KEY,
+    -- The duel's input count (duels.inputs) at the last round that recorded a debt: the state
+    -- the settlement must be built from. A later round of the same duel (a player left, then the
+    -- game ended, maybe on another instance) raises it while the row waits, and a settler whose
+    -- own state is older rebuilds the game from its log up to this input.
+    version integer NOT NULL CHECK (version >= 1),
     recorded_at timestamptz NOT NULL DEFAULT now()
 );

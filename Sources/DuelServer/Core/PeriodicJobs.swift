@@ -164,9 +164,16 @@ final class PeriodicJobs: @unchecked Sendable {
         // lane; the notifications are announced, since the players may be held anywhere.
         jobs.database(for: nil, delivering: { db, outbox in try DuelRepository(db).settlePending(outbox: outbox) }) {
             [self] _, result in
-            if case .failure(let error) = result { logger.warning("settling ended games failed", metadata: ["error": "\(error)"]) }
-            if case .success(let settled) = result, settled > 0 {
-                logger.info("settled ended games left by a lane", metadata: ["games": "\(settled)"])
+            switch result {
+            case .failure(let error):
+                logger.warning("settling ended games failed", metadata: ["error": "\(error)"])
+            case .success(let report):
+                if report.settled > 0 {
+                    logger.info("settled ended games left by a lane", metadata: ["games": "\(report.settled)"])
+                }
+                for failure in report.failures {
+                    logger.warning("an ended game could not be settled", metadata: ["error": .string(failure)])
+                }
             }
         }
     }

@@ -25,19 +25,22 @@ extension DuelRepository {
         do {
             // `lane` is read, not copied, inside: a copy alive at the cache's update below would
             // copy the whole cache.
-            let (updates, states, owed) = try outbox.transaction(on: db) { _ in
+            let (updates, states, owed, heldBack) = try outbox.transaction(on: db) { _ in
                 try applyOnce(items, lane: lane, outbox: outbox)
             }
             for state in states.values { lane.cache.remember(state.duel, version: state.version, bankID: state.bankID) }
             // On Citus the round only recorded what its ended games owe their players: settled
-            // now, before anyone hears of the end, so a player who queues again at once finds
-            // their rating and marker already settled. A failure leaves the record to the sweep
-            // (``settlePending(limit:)``), and the round's own commit stands.
-            if lane.distributed, !owed.isEmpty {
+            // now, before anyone hears of the end (the lane replies after this, and the round's
+            // NOTIFY goes with the settlement), so a player who queues again at once finds their
+            // rating and marker already settled. A failure leaves the record to the sweep
+            // (``settlePending(limit:olderThanSeconds:outbox:)``); the round's own commit stands,
+            // and its events are announced alone.
+            if !owed.isEmpty {
                 do {
-                    try settle(owed, announces: lane.announces, outbox: outbox)
+                    try settle(owed, announces: lane.announces, outbox: outbox, payloads: heldBack)
                 } catch {
                     lane.unsettled += 1
+                    if !heldBack.isEmpty { _ = try? db.query(DuelWrites.notifyStatement(heldBack)) }
                 }
             }
             return updates.map { .success($0) }
@@ -65,7 +68,7 @@ extension DuelRepository {
 
     private func applyOnce(
         _ items: [DuelInputItem], lane: borrowing DuelLaneState, outbox: Outbox
-    ) throws -> ([DuelUpdate?], [String: LaneState], DuelSettlements) {
+    ) throws -> ([DuelUpdate?], [String: LaneState], DuelSettlements, [String]) {
         let ids = Set(items.lazy.map(\.duelID).filter(UUIDText.isValid)).sorted()
         var states: [String: LaneState] = [:]
         var banks: [String: Int] = [:]
@@ -88,8 +91,9 @@ extension DuelRepository {
             if let bank = banks[id] { states[id] = LaneState(duel: rebuilt.duel, version: rebuilt.version, bankID: bank) }
         }
         let (writes, updates) = Self.run(items, on: &states)
-        try writes.write(on: db, now: now, announces: lane.announces, shardByShard: lane.distributed, outbox: outbox)
-        return (updates, states, lane.distributed ? writes.settlements : DuelSettlements())
+        let heldBack = try writes.write(on: db, now: now, announces: lane.announces, shardByShard: lane.distributed,
+                                        outbox: outbox)
+        return (updates, states, lane.distributed ? writes.settlements : DuelSettlements(), heldBack)
     }
 
     /// A duel as a lane round works on it: its engine state, its version (`duels.inputs`) and its bank.
@@ -134,7 +138,8 @@ extension DuelRepository {
 
     /// Rebuilds duels from their stored base state and input log (after a restart,
     /// or when another instance moved them on). Runs under the caller's row locks.
-    func rebuildDuels(_ ids: [String]) throws -> [String: (duel: Duel, version: Int)] {
+    /// `upTo`: per duel, the last input to apply (all when absent).
+    func rebuildDuels(_ ids: [String], upTo: [String: Int] = [:]) throws -> [String: (duel: Duel, version: Int)] {
         guard !ids.isEmpty else { return [:] }
         var rebuilt: [String: (duel: Duel, version: Int)] = [:]
         for row in try db.query("""
@@ -149,6 +154,7 @@ extension DuelRepository {
               FROM duel_inputs WHERE duel_id = ANY(\(PGArray(ids))::uuid[]) ORDER BY duel_id, n
             """) {
             let id = try row.string("duel")
+            if let last = upTo[id], try row.int("n") > last { continue }
             guard var entry = rebuilt[id], let input = DuelInput(
                 kind: try row.string("kind"), player: row.optionalString("player"),
                 questionIndex: row.optionalString("question_index").flatMap { Int($0) },

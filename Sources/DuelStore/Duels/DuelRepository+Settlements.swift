@@ -3,57 +3,91 @@ import DuelCore
 /// Settling ended games on Citus (issue 24; docs/ARCHITECTURE.md, "Settling a finished game").
 extension DuelRepository {
     /// Settles what a lane's round recorded (`owed`, built from the states it just committed),
-    /// in one transaction of its own, and deletes the records (`duel_settlements`). The
-    /// notifications granted and the rooms reopened go into `outbox`.
+    /// in one transaction of its own, deletes the records (`duel_settlements`), and announces the
+    /// round's events held back for it (`payloads`) at its end. The notifications granted and
+    /// the rooms reopened go into `outbox`.
     ///
     /// On Citus the players' rows lie on their own shards, so this transaction commits on several
     /// with two phases: that is the one place a game's path pays for it, once per round that ended
     /// games, outside the round's own one-shard transaction.
-    func settle(_ owed: DuelSettlements, announces: Bool, outbox: Outbox) throws {
-        try settle(owed.duelIDs, known: owed, announces: announces, outbox: outbox)
+    func settle(_ owed: DuelSettlements, announces: Bool, outbox: Outbox, payloads: [String] = []) throws {
+        try settle(owed.duelIDs, known: owed, announces: announces, outbox: outbox, payloads: payloads)
     }
 
-    /// Settles `duels`: those in `known` as recorded there, the others rebuilt from their logs. A
-    /// duel whose record is gone (settled already, by its lane or the sweep) is skipped: the
-    /// record's delete is what makes a game settle once, since two settling transactions wait
-    /// for each other's delete and the second finds nothing.
-    private func settle(_ duels: [String], known: DuelSettlements, announces: Bool, outbox: Outbox) throws {
+    /// Settles `duels`. The record's delete is what makes a debt settle once: two settling
+    /// transactions wait for each other's delete, and the second finds nothing. The record
+    /// names the state that owes (its input count): a state in `known` at that count is used as
+    /// it is, any other is rebuilt from the duel's log up to that input, so that a settler whose
+    /// state is older than the record (another instance ended the game meanwhile) settles the
+    /// newer debt, and one whose state is newer leaves the rest to the newer record.
+    private func settle(
+        _ duels: [String], known: DuelSettlements, announces: Bool, outbox: Outbox, payloads: [String]
+    ) throws {
         try outbox.transaction(on: db) { db in
-            let claimed = Set(try db.query("""
-                DELETE FROM duel_settlements WHERE duel_id = ANY(\(PGArray(duels))::uuid[]) RETURNING duel_id::text AS id
-                """).map { try $0.string("id") })
-            guard !claimed.isEmpty else { return }
-            // A settlement spans its players' shards by design; an operator's or a test's
-            // refusal of multi-shard statements (citus.multi_task_query_log_level) is meant for
-            // the answer path, not for this.
-            try db.query("SET LOCAL citus.multi_task_query_log_level TO off")
-            var settlements = known.keeping(claimed)
-            let missing = duels.filter { claimed.contains($0) && !known.duelIDs.contains($0) }
-            if !missing.isEmpty {
-                var banks: [String: Int] = [:]
-                for row in try db.query("""
-                    SELECT id::text AS id, bank_id FROM duels WHERE id = ANY(\(PGArray(missing))::uuid[])
-                    """) {
-                    banks[try row.string("id")] = try row.int("bank_id")
-                }
-                let rebuilt = try DuelRepository(db).rebuildDuels(missing)
-                for id in missing {
-                    guard let duel = rebuilt[id]?.duel, let bank = banks[id] else { continue }
-                    settlements.add(duel, duelID: id, bankID: bank, announce: true)
-                }
+            var claimed: [String: Int] = [:]
+            for row in try db.query("""
+                DELETE FROM duel_settlements WHERE duel_id = ANY(\(PGArray(duels))::uuid[])
+                RETURNING duel_id::text AS id, version
+                """) {
+                claimed[try row.string("id")] = try row.int("version")
             }
-            try settlements.write(on: db, announces: announces, outbox: outbox)
+            if !claimed.isEmpty {
+                // A settlement spans its players' shards by design; an operator's or a test's
+                // refusal of multi-shard statements (citus.multi_task_query_log_level) is meant
+                // for the answer path, not for this.
+                try db.query("SET LOCAL citus.multi_task_query_log_level TO off")
+                try settlements(claimed, known: known, on: db).write(on: db, announces: announces, outbox: outbox)
+            }
+            if !payloads.isEmpty { try db.query(DuelWrites.notifyStatement(payloads)) }
         }
     }
 
-    /// Settles up to `limit` recorded settlements that nobody settled (a crash or a failed
-    /// transaction right after a lane's commit): the sweep's second task. Returns how many it
-    /// found. On plain Postgres the table stays empty and this is one probe of an empty index.
-    public func settlePending(limit: Int = 100, announces: Bool = true, outbox: Outbox = Outbox()) throws -> Int {
+    /// What the `claimed` records (duel → input count) owe, from `known` where it holds that
+    /// state, else rebuilt from the log. A duel with no state to settle from fails the
+    /// transaction: its record stays, and the sweep reports it, rather than the debt vanishing.
+    private func settlements(_ claimed: [String: Int], known: DuelSettlements, on db: PGConnection) throws -> DuelSettlements {
+        var settlements = known.keeping(Set(claimed.filter { known.version(of: $0.key) == $0.value }.keys))
+        let rebuild = claimed.filter { known.version(of: $0.key) != $0.value }
+        guard !rebuild.isEmpty else { return settlements }
+        let ids = rebuild.keys.sorted()
+        var banks: [String: Int] = [:]
+        for row in try db.query("SELECT id::text AS id, bank_id FROM duels WHERE id = ANY(\(PGArray(ids))::uuid[])") {
+            banks[try row.string("id")] = try row.int("bank_id")
+        }
+        let rebuilt = try DuelRepository(db).rebuildDuels(ids, upTo: rebuild)
+        for id in ids {
+            guard let state = rebuilt[id], state.version == rebuild[id], let bank = banks[id] else {
+                throw StoreError(.internal, "duel \(id): no state at input \(rebuild[id]!) to settle from")
+            }
+            settlements.add(state.duel, duelID: id, bankID: bank, version: state.version, announce: true)
+        }
+        return settlements
+    }
+
+    /// Settles up to `limit` records that nobody settled (a crash or a failed transaction right
+    /// after a lane's commit), each in its own transaction, oldest first: the sweep's second
+    /// task. Records younger than `olderThanSeconds` are left to the lane that is settling them.
+    /// Returns how many it settled and, per record that failed, why: a record that keeps failing
+    /// is reported on every sweep and does not hold up the others. On plain Postgres the table
+    /// stays empty and this is one probe of an empty table.
+    public func settlePending(
+        limit: Int = 100, olderThanSeconds: Int = 5, outbox: Outbox = Outbox()
+    ) throws -> (settled: Int, failures: [String]) {
         let pending = try db.query("""
-            SELECT duel_id::text AS id FROM duel_settlements ORDER BY recorded_at LIMIT \(limit)
+            SELECT duel_id::text AS id FROM duel_settlements
+             WHERE recorded_at < now() - make_interval(secs => \(olderThanSeconds))
+             ORDER BY recorded_at LIMIT \(limit)
             """).map { try $0.string("id") }
-        for id in pending { try settle([id], known: DuelSettlements(), announces: announces, outbox: outbox) }
-        return pending.count
+        var settled = 0
+        var failures: [String] = []
+        for id in pending {
+            do {
+                try settle([id], known: DuelSettlements(), announces: true, outbox: outbox, payloads: [])
+                settled += 1
+            } catch {
+                failures.append("\(id): \(error)")
+            }
+        }
+        return (settled, failures)
     }
 }

@@ -14,6 +14,8 @@ struct DuelSettlements {
         let id: String
         var duel: Duel
         let bankID: Int
+        /// The duel's input count at this state.
+        var version: Int
         var announce: Bool
     }
 
@@ -29,10 +31,13 @@ struct DuelSettlements {
     /// of the same duel replaces the earlier: what a game owes depends only on where it stands.
     /// `announce`: whether the game's events were announced to other instances (when not, this
     /// instance holds all its players, and their notifications need no NOTIFY either).
-    mutating func add(_ duel: Duel, duelID: String, bankID: Int, announce: Bool) {
+    mutating func add(_ duel: Duel, duelID: String, bankID: Int, version: Int, announce: Bool) {
         if entries[duelID] == nil { order.append(duelID) }
-        entries[duelID] = Entry(id: duelID, duel: duel, bankID: bankID, announce: announce)
+        entries[duelID] = Entry(id: duelID, duel: duel, bankID: bankID, version: version, announce: announce)
     }
+
+    /// The input count of the state recorded for `duelID`, if any.
+    func version(of duelID: String) -> Int? { entries[duelID]?.version }
 
     private var settled: [Entry] { order.map { entries[$0]! } }
 
@@ -40,7 +45,7 @@ struct DuelSettlements {
     func keeping(_ ids: Set<String>) -> DuelSettlements {
         var kept = DuelSettlements()
         for entry in settled where ids.contains(entry.id) {
-            kept.add(entry.duel, duelID: entry.id, bankID: entry.bankID, announce: entry.announce)
+            kept.add(entry.duel, duelID: entry.id, bankID: entry.bankID, version: entry.version, announce: entry.announce)
         }
         return kept
     }
@@ -136,26 +141,30 @@ struct DuelSettlements {
         }
     }
 
-    /// The live markers that go, by the players' ids, which Citus uses to reach only their
-    /// shards. A player has one marker, so a pair of the two lists that is not one of ours
-    /// matches no row.
+    /// The live markers that go, each by its own (player, duel) pair. The players' ids are also a
+    /// list of their own, which Citus uses to reach only their shards. Pairs, not two lists: a
+    /// player who left one game earlier may be in another game of the same batch, whose marker
+    /// must stay.
     private func departuresStatement() -> SQLQuery? {
         let left = left
         guard !left.isEmpty else { return nil }
         return """
             DELETE FROM live_duel_players
              WHERE player_id = ANY(\(PGArray(left.map { Optional($0.player) }))::uuid[])
-               AND duel_id = ANY(\(PGArray(left.map { Optional($0.duel) }))::uuid[])
+               AND player_id::text || '/' || duel_id::text = ANY(\(PGArray(left.map { Optional($0.player + "/" + $0.duel) }))::text[])
             """
     }
 
     /// On Citus: the record, in the lane's one-shard transaction, that these duels owe their
-    /// players (migration 023). Multi-row `VALUES`, which Citus sends to the batch's one shard.
+    /// players (migration 023), with the input count of the state that owes it. Multi-row
+    /// `VALUES`, which Citus sends to the batch's one shard. A record still waiting (a player
+    /// left, and now the game ended) takes the newer count: its row is locked until this
+    /// transaction ends, so a settler that deletes it meanwhile waits and reads the newer one.
     func recordStatement() -> SQLQuery? {
         guard !isEmpty else { return nil }
-        var query = DuelWrites.values(into: "duel_settlements", columns: [("duel_id", "?::uuid")],
-                                      rows: order.map { [$0] })
-        query.sql += " ON CONFLICT DO NOTHING"
+        var query = DuelWrites.values(into: "duel_settlements", columns: [("duel_id", "?::uuid"), ("version", "?::int")],
+                                      rows: settled.map { [$0.id, String($0.version)] })
+        query.sql += " ON CONFLICT (duel_id) DO UPDATE SET version = excluded.version"
         return query
     }
 }

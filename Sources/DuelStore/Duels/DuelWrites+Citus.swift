@@ -71,7 +71,7 @@ extension DuelWrites {
                 rows: events.map { [$0.duelID, String($0.seq), $0.kind.rawValue, String($0.atMs), $0.recordJSON] }))
         }
         if !payloads.isEmpty {
-            try connection.query("SELECT pg_notify('duel_events', p) FROM unnest(\(PGArray(payloads))::text[]) AS p")
+            try connection.query(Self.notifyStatement(payloads))
         }
     }
 

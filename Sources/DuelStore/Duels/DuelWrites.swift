@@ -31,7 +31,7 @@ struct DuelWrites {
         for new in step.newAnswers { answers.append((duelID, new)) }
         let events = add(step.events, duelID: duelID, announce: announce)
         if step.completion != nil || !step.leftPlayers.isEmpty {
-            settlements.add(duel, duelID: duelID, bankID: bankID, announce: announce)
+            settlements.add(duel, duelID: duelID, bankID: bankID, version: version, announce: announce)
         }
         return events
     }
@@ -73,17 +73,29 @@ struct DuelWrites {
     /// CASE of a statement it sends to a shard. `shardByShard`: the same rows in statements
     /// Citus sends to the batch's one shard (``writeShardByShard(on:now:payloads:)``) instead of
     /// the one statement.
+    ///
+    /// Returns the announcements held back: on Citus, a round that ended games announces its
+    /// events only once they are settled (``DuelRepository/settle(_:announces:outbox:payloads:)``),
+    /// so that players held by other instances, too, hear of an end whose ratings are written.
+    @discardableResult
     func write(on connection: PGConnection, now: String? = nil, announces: Bool = true,
-               shardByShard: Bool = false, outbox: Outbox = Outbox()) throws {
-        guard !isEmpty else { return }
+               shardByShard: Bool = false, outbox: Outbox = Outbox()) throws -> [String] {
+        guard !isEmpty else { return [] }
         let payloads = payloads(for: connection, announces: announces)
         if shardByShard {
-            try writeShardByShard(on: connection, now: now, payloads: payloads)
-            if let record = settlements.recordStatement() { try connection.query(record) }
-        } else {
-            try connection.query(statement(now: now, payloads: payloads))
-            try settlements.write(on: connection, announces: announces, outbox: outbox)
+            let record = settlements.recordStatement()
+            try writeShardByShard(on: connection, now: now, payloads: record == nil ? payloads : [])
+            if let record { try connection.query(record) }
+            return record == nil ? [] : payloads
         }
+        try connection.query(statement(now: now, payloads: payloads))
+        try settlements.write(on: connection, announces: announces, outbox: outbox)
+        return []
+    }
+
+    /// The NOTIFY of announcements' payloads, as a statement of its own.
+    static func notifyStatement(_ payloads: [String]) -> SQLQuery {
+        "SELECT pg_notify('duel_events', p) FROM unnest(\(PGArray(payloads))::text[]) AS p"
     }
 
     /// Whether the whole write is statements that need nothing back from one another, so that one
