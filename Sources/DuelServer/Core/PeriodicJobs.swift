@@ -161,7 +161,9 @@ final class PeriodicJobs: @unchecked Sendable {
         }
         // Ended games whose lane could not settle them (on Citus: a crash or a failed transaction
         // right after the round's commit). Their players hear of it here, as after a settling
-        // lane; the notifications are announced, since the players may be held anywhere.
+        // lane; the notifications are announced, since the players may be held anywhere. Plain
+        // Postgres settles in the round itself and never records one: no query for it there.
+        guard lanes.distributed else { return }
         jobs.database(for: nil, delivering: { db, outbox in try DuelRepository(db).settlePending(outbox: outbox) }) {
             [self] _, result in
             switch result {

@@ -22,6 +22,10 @@ public final class DuelLanes: Sendable {
     private let afterBatch: AfterBatch
     private let shards: ShardMap
 
+    /// Whether the lanes write to a Citus cluster, where ended games are settled apart from their
+    /// rounds (``DuelRepository/settlePending(limit:olderThanSeconds:outbox:)`` has work only there).
+    public var distributed: Bool { shards.distributed }
+
     /// Starts `count` lanes. Connections open on each lane's first batch.
     /// - Parameters:
     ///   - origin: tagged onto NOTIFY payloads (see ``DuelNotification``).

@@ -19,27 +19,30 @@ struct DuelSettlements {
         var announce: Bool
     }
 
-    /// Duels in first-added order, each with its latest state.
-    private var order: [String] = []
-    private var entries: [String: Entry] = [:]
+    /// Duels in first-added order, each with its latest state; `index` finds a duel's entry.
+    private var settled: [Entry] = []
+    private var index: [String: Int] = [:]
 
-    var isEmpty: Bool { order.isEmpty }
+    var isEmpty: Bool { settled.isEmpty }
     /// The duels that owe something, in first-added order.
-    var duelIDs: [String] { order }
+    var duelIDs: [String] { settled.map(\.id) }
 
     /// Records what `duel` owes after a step that ended it or that a player left. A later state
     /// of the same duel replaces the earlier: what a game owes depends only on where it stands.
     /// `announce`: whether the game's events were announced to other instances (when not, this
     /// instance holds all its players, and their notifications need no NOTIFY either).
     mutating func add(_ duel: Duel, duelID: String, bankID: Int, version: Int, announce: Bool) {
-        if entries[duelID] == nil { order.append(duelID) }
-        entries[duelID] = Entry(id: duelID, duel: duel, bankID: bankID, version: version, announce: announce)
+        let entry = Entry(id: duelID, duel: duel, bankID: bankID, version: version, announce: announce)
+        if let at = index[duelID] {
+            settled[at] = entry
+        } else {
+            index[duelID] = settled.count
+            settled.append(entry)
+        }
     }
 
     /// The input count of the state recorded for `duelID`, if any.
-    func version(of duelID: String) -> Int? { entries[duelID]?.version }
-
-    private var settled: [Entry] { order.map { entries[$0]! } }
+    func version(of duelID: String) -> Int? { index[duelID].map { settled[$0].version } }
 
     /// The same, for `ids` alone (the records a settling transaction claimed).
     func keeping(_ ids: Set<String>) -> DuelSettlements {
@@ -91,7 +94,9 @@ struct DuelSettlements {
     }
 
     /// Whether finished games grant progress (whose notifications the caller may have to announce).
-    var grantsProgress: Bool { settled.contains { !$0.duel.completionFacts.isEmpty } }
+    /// (A finished game has facts for every player but a recording, unless an operator ended
+    /// it: ``Duel/completionFacts``. Checked without building them, on the cached round's path.)
+    var grantsProgress: Bool { settled.contains { $0.duel.result.map { $0.reason != .ended } ?? false } }
 
     /// Whether every statement needs nothing back from another, so one pipeline can carry them
     /// (``pipelined()``): a practice game's count and a room's reopening read before they write.
