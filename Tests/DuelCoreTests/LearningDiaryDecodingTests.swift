@@ -68,5 +68,11 @@ import Testing
         let emoji = String(repeating: "🦉", count: 751)
         #expect(failure(#"{"op":"bank_pref_set","bank":"b","note":"\#(emoji)"}"#) == "bad_request note")
         #expect(failure(#"{"op":"bank_pref_set","bank":"b"}"#) == "bad_request note")
+        // Lengths are code points, as the database's CHECK counts them: 1,000 accented letters
+        // written as letter + combining accent are 1,000 characters on screen but 2,000 code
+        // points (and 3,000 bytes), which the database would refuse.
+        let combining = String(repeating: "e\u{301}", count: BankPrefDraft.maxNoteLength)
+        #expect(combining.count == BankPrefDraft.maxNoteLength && combining.utf8.count == BankPrefDraft.maxNoteBytes)
+        #expect(failure(#"{"op":"bank_pref_set","bank":"b","note":"\#(combining)"}"#) == "bad_request note")
     }
 }

@@ -13,7 +13,7 @@ import { t, onLanguage } from "./i18n.js";
 import { errorText } from "./errors.js";
 
 /** The longest note, in characters (Unicode code points: the server counts those). */
-const NOTE_MAX = 1000; // characters; the server also caps the bytes (PROTOCOL.md: 3,000)
+const NOTE_MAX = 1000; // Unicode code points, as the server counts; the server also caps the bytes (PROTOCOL.md: 3,000)
 
 // A few colours to choose from, each named in words (the catalogue's colour.*), none light: each
 // reads as a stripe on either theme (4.7:1 or more against white, 2.8:1 or more against the

@@ -25,7 +25,7 @@ extension ClientRequest {
             let bank = try fields.identifier("bank", maxLength: 128)
             let note = try fields.optionalString("note", maxLength: BankPrefDraft.maxNoteLength)
             guard (note?.utf8.count ?? 0) <= BankPrefDraft.maxNoteBytes else {
-                throw .badField("note", "is too long: at most 1,000 characters and 3,000 bytes")
+                throw .badField("note", "is too long: at most \(BankPrefDraft.maxNoteLength) characters and \(BankPrefDraft.maxNoteBytes) bytes")
             }
             let color = try fields.bankColor()
             guard note != nil || color != .keep else { throw .badField("note", "send note, color or both") }

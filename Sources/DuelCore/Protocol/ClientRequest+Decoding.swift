@@ -144,7 +144,13 @@ struct Fields {
     func string(_ name: String, maxLength: Int) throws(ProtocolError) -> String {
         guard let value = object[name], value != .null else { throw .badField(name, "is required") }
         guard case .string(let text) = value else { throw .badField(name, "must be a string") }
-        guard text.utf8.count <= maxLength * 4, text.count <= maxLength else { throw .badField(name, "is too long") }
+        // Lengths in Unicode code points, as Postgres's length() in the schema's CHECKs and JSON
+        // Schema's maxLength count them. Swift's `count` (grapheme clusters) let through a text
+        // of combining marks (1,000 "e" + U+0301 is 1,000 clusters and 2,000 code points) that
+        // the database then refused, as an internal error instead of this one.
+        guard text.utf8.count <= maxLength * 4, text.unicodeScalars.count <= maxLength else {
+            throw .badField(name, "is too long")
+        }
         return text
     }
 

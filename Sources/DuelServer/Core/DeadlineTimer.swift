@@ -17,6 +17,11 @@ final class DeadlineTimer: @unchecked Sendable {
         rearm()
     }
 
+    /// See ``DeadlineSchedule/retry(_:atMs:firstDueMs:)``.
+    func retry(_ key: String, atMs dueMs: Int64, firstDueMs: Int64) {
+        schedule.retry(key, atMs: dueMs, firstDueMs: firstDueMs)
+    }
+
     func cancel(_ key: String) {
         schedule.cancel(key)
     }

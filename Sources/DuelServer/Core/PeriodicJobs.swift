@@ -135,19 +135,20 @@ final class PeriodicJobs: @unchecked Sendable {
         }
     }
 
-    /// A duel's deadline fired (loop timer or sweep): apply what is due. `dueMs`: when the
-    /// loop's timer was due (none from the sweep), from which the metrics time how late the
-    /// deadline's events went out: a reveal's lateness as the server sees it.
-    private func fireDeadline(duel: String, dueMs: Int64? = nil) {
+    /// A duel's deadline fired (loop timer or sweep): apply what is due. `dueMs`: when it was
+    /// due (the stored deadline, for the sweep), from which the metrics time how late the
+    /// deadline's events went out: a reveal's lateness as the server sees it. A failed attempt is
+    /// retried, still timed from `dueMs`.
+    private func fireDeadline(duel: String, dueMs: Int64) {
         delivery.submit(.advance(atMs: Clock.nowMs()), to: duel) { [self] _, result in
             switch result {
             case .success(let update?):
                 delivery.apply(update)
-                if let dueMs { metrics.deadlineLateness.observe(ms: Double(max(0, Clock.nowMs() - dueMs))) }
+                metrics.deadlineLateness.observe(ms: Double(max(0, Clock.nowMs() - dueMs)))
             case .success(nil): break
             case .failure(let error):
                 logger.warning("deadline failed; retrying", metadata: [LogKey.duel: .string(duel), "error": "\(error)"])
-                timer.schedule(duel, atMs: Clock.nowMs() + 500)
+                timer.retry(duel, atMs: Clock.nowMs() + 500, firstDueMs: dueMs)
             }
         }
     }
@@ -157,7 +158,7 @@ final class PeriodicJobs: @unchecked Sendable {
         // A little grace, so the instance that owns a timer normally fires it first.
         let cutoff = Clock.nowMs() - 200
         jobs.database(for: nil, { db in try DuelRepository(db).dueDuels(nowMs: cutoff) }) { [self] _, result in
-            if case .success(let due) = result { for duel in due { fireDeadline(duel: duel) } }
+            if case .success(let due) = result { for duel in due { fireDeadline(duel: duel.id, dueMs: duel.deadlineMs) } }
         }
         // Ended games whose lane could not settle them (on Citus: a crash or a failed transaction
         // right after the round's commit). Their players hear of it here, as after a settling

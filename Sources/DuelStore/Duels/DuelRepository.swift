@@ -186,16 +186,17 @@ public struct DuelRepository {
         return try events(duel: id, afterSeq: last - 1).last
     }
 
-    /// Live duels whose next deadline is at or before `nowMs`: the sweep's work list.
-    public func dueDuels(nowMs: Int64, limit: Int = 200) throws -> [String] {
+    /// Live duels whose next deadline is at or before `nowMs`, with that deadline: the sweep's
+    /// work list.
+    public func dueDuels(nowMs: Int64, limit: Int = 200) throws -> [(id: String, deadlineMs: Int64)] {
         // Through the live markers (a small table) and the primary key: `duels`
         // keeps no index on the deadline, which changes with nearly every step.
         try db.query("""
-            SELECT d.id::text AS id FROM duels d
+            SELECT d.id::text AS id, d.next_deadline_ms FROM duels d
              WHERE d.id IN (SELECT duel_id FROM live_duel_players)
                AND d.state <> 'finished' AND d.next_deadline_ms <= \(nowMs)
              ORDER BY d.next_deadline_ms LIMIT \(limit)
-            """).map { try $0.string("id") }
+            """).map { (try $0.string("id"), try $0.int64("next_deadline_ms")) }
     }
 
     /// Live duels with their next deadline (to rebuild timers after a restart).
