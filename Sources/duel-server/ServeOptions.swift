@@ -123,7 +123,7 @@ struct DatabaseOptions: ParsableArguments {
     @Flag(name: .customLong("migrate"), help: "Apply migrations at start even on a given DATABASE_URL (needs the owner's rights).")
     var migrate = false
     @Option(name: .customLong("lane-gather-ms"),
-            help: "The longest a duel lane waits for more inputs when it woke for a small round, in ms (default 4; 0: never).")
+            help: "The longest an input waits, from its arrival, while its duel lane gathers more for a small round, in ms (default 4; 0: never).")
     var laneGatherMs: Double?
     @Option(name: .customLong("database-wait"), help: "Seconds to keep retrying an unreachable database at start (default 60).")
     var databaseWait: Double?

@@ -65,7 +65,7 @@ import Testing
             let ping = probe.nextPing(nowUs: now)
             #expect(probe.nextPingUs == now + 1_000_000)
             now += 1_000
-            _ = ping.withUnsafeBytes { probe.pong($0, nowUs: now) }.map { probe.estimate.add($0) }
+            _ = ping.withUnsafeBytes { probe.pong($0, nowUs: now) }.map { probe.record($0, kernelRttUs: nil) }
             now += 999_000
         }
         // Three samples of 1 ms: near, no more pings, in this game or the next.
@@ -73,11 +73,10 @@ import Testing
         probe.measure("d2")
         let nextGame = probe.wantsPing(nowUs: now + 20_000_000, phaseUs: 0)
         #expect(probe.isNear && !near && !nextGame)
-        for _ in 0..<9 { probe.estimate.add(80) }
+        for _ in 0..<9 { probe.record(80, kernelRttUs: 500) }
         // 80 ms by the pings, but the kernel saw 0.5 ms: a busy loop, not a far client.
-        probe.kernelRttUs = 500
         let busy = probe.wantsPing(nowUs: now + 25_000_000, phaseUs: 0)
-        probe.kernelRttUs = nil
+        probe.record(80, kernelRttUs: nil)
         #expect(!busy)
         let far = probe.wantsPing(nowUs: now + 30_000_000, phaseUs: 0)
         _ = probe.nextPing(nowUs: now + 30_000_000)

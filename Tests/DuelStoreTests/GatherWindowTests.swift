@@ -21,44 +21,58 @@ import Testing
 
     @Test func aQuietLaneCommitsAtOnce() {
         var window = GatherWindow(maxWaitMs: 4)
-        #expect(window.wait(pending: 1, nowNs: 1_000 * Self.ms) == nil)
+        #expect(window.wait(pending: 1, oldestNs: 1_000 * Self.ms, nowNs: 1_000 * Self.ms) == nil)
         let now = steady(&window, perSecond: 50)
         // 50 inputs a second: not even one more expected within 4 ms.
-        #expect(window.wait(pending: 1, nowNs: now) == nil)
+        #expect(window.wait(pending: 1, oldestNs: now, nowNs: now) == nil)
     }
 
     @Test func aBusyLaneWaitsForAboutEightMoreInputsWithinTheBudget() throws {
         var window = GatherWindow(maxWaitMs: 10)
         var now = steady(&window, perSecond: 1_000)
         // About seven more inputs at 1,000 a second: some 7 ms.
-        let wait = try #require(window.wait(pending: 1, nowNs: now))
+        let wait = try #require(window.wait(pending: 1, oldestNs: now, nowNs: now))
         #expect(wait > 6 * Self.ms && wait <= 8 * Self.ms)
         // At 4,000 a second, under two milliseconds.
         var faster = GatherWindow(maxWaitMs: 10)
         now = steady(&faster, perSecond: 4_000)
-        #expect(try #require(faster.wait(pending: 1, nowNs: now)) < 2 * Self.ms)
+        #expect(try #require(faster.wait(pending: 1, oldestNs: now, nowNs: now)) < 2 * Self.ms)
         // At 300 a second the budget bounds it.
         var slower = GatherWindow(maxWaitMs: 4)
         now = steady(&slower, perSecond: 300)
-        #expect(slower.wait(pending: 1, nowNs: now) == 4 * Self.ms)
+        #expect(slower.wait(pending: 1, oldestNs: now, nowNs: now) == 4 * Self.ms)
     }
 
     @Test func aFullRoundOrAnOffWindowNeverWaits() {
         var window = GatherWindow(maxWaitMs: 4)
         let now = steady(&window, perSecond: 1_000)
-        #expect(window.wait(pending: 8, nowNs: now) == nil)
-        #expect(window.wait(pending: 0, nowNs: now) == nil)
+        #expect(window.wait(pending: 8, oldestNs: now, nowNs: now) == nil)
+        #expect(window.wait(pending: 0, oldestNs: now, nowNs: now) == nil)
         var off = GatherWindow(maxWaitMs: 0)
         let later = steady(&off, perSecond: 1_000)
-        #expect(off.wait(pending: 1, nowNs: later) == nil)
+        #expect(off.wait(pending: 1, oldestNs: later, nowNs: later) == nil)
+    }
+
+    /// The budget is each input's: a round whose oldest input has already waited (it arrived
+    /// while the last round committed) waits only for what is left, and not at all once spent.
+    @Test func theBudgetCountsFromTheOldestInput() throws {
+        var window = GatherWindow(maxWaitMs: 4)
+        let now = steady(&window, perSecond: 1_000)
+        let fresh = try #require(window.wait(pending: 1, oldestNs: now, nowNs: now))
+        #expect(fresh == 4 * Self.ms)
+        let late = try #require(window.wait(pending: 1, oldestNs: now - 2_500_000, nowNs: now))
+        #expect(late == 1_500_000)
+        #expect(window.wait(pending: 1, oldestNs: now - 4 * Self.ms, nowNs: now) == nil)
+        // Half a millisecond left at 1,000 a second: not even one more input expected.
+        #expect(window.wait(pending: 1, oldestNs: now - 3_500_000, nowNs: now) == nil)
     }
 
     @Test func theRateFadesWhenInputsStop() {
         var window = GatherWindow(maxWaitMs: 4)
         let now = steady(&window, perSecond: 1_000)
-        #expect(window.wait(pending: 1, nowNs: now) != nil)
+        #expect(window.wait(pending: 1, oldestNs: now, nowNs: now) != nil)
         // Five seconds without input: the estimate has decayed below a wait's worth.
-        #expect(window.wait(pending: 1, nowNs: now + 5_000 * Self.ms) == nil)
+        #expect(window.wait(pending: 1, oldestNs: now + 5_000 * Self.ms, nowNs: now + 5_000 * Self.ms) == nil)
     }
 
     /// With a long window on a real lane and Postgres: no completion runs before its input is

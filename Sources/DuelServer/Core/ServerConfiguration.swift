@@ -56,8 +56,8 @@ public struct ServerConfiguration: Sendable {
         /// Duel lanes (threads, each with one connection) that apply answers, forfeits,
         /// deadlines and presence in batched transactions. A duel always uses one lane.
         public var duelLanes: Int = 1
-        /// The longest a lane that woke up for a small round waits for more inputs, in ms
-        /// (issue 25; 0: commit at once). See ``GatherWindow``.
+        /// The longest an input waits, from its arrival, while its lane gathers more inputs for a
+        /// small round, in ms (issue 25; 0: commit at once). See ``GatherWindow``.
         public var laneGatherMs: Double = 4
     }
 

@@ -20,7 +20,7 @@ struct RoundTripProbe {
     /// Pings whose pong is still awaited; the oldest goes when a fifth leaves.
     private(set) var out: [(seq: UInt32, sentUs: Int64)] = []
     private var nextSeq: UInt32 = 0
-    var estimate = RoundTripEstimate()
+    private(set) var estimate = RoundTripEstimate()
     /// The live game whose lag this connection measures; nil outside games.
     var duel: String?
     /// The lag last reported to `duel` (0 until one is).
@@ -43,15 +43,26 @@ struct RoundTripProbe {
 
     /// The socket's lowest round trip as the kernel saw it at the last pong (µs); nil behind a
     /// trusted proxy, where it is the proxy's.
-    var kernelRttUs: UInt32?
+    private(set) var kernelRttUs: UInt32?
 
     /// Three samples or more, and a round trip too short to credit. The kernel's bound counts,
     /// as it does for the lag (``LagPolicy/lag(estimateMs:kernelRttUs:)``): a busy loop on either
     /// side stretches the pings of a client next door, not its socket's round trip.
-    var isNear: Bool {
-        guard estimate.samples.count >= 3, var creditable = estimate.estimateMs else { return false }
+    /// Kept, not computed when asked: the sweep asks for every connection ten times a second,
+    /// and sorting each one's samples there was 5 % of the server's CPU at human pace with
+    /// 4,000 players (bench/NOTES.md item 35); it changes only with a sample.
+    private(set) var isNear = false
+
+    /// A pong's round trip (`sampleMs`, from ``pong(_:nowUs:)``) and the kernel's at that moment.
+    mutating func record(_ sampleMs: Double, kernelRttUs: UInt32?) {
+        estimate.add(sampleMs)
+        self.kernelRttUs = kernelRttUs
+        guard estimate.samples.count >= 3, var creditable = estimate.estimateMs else {
+            isNear = false
+            return
+        }
         if let kernelRttUs { creditable = min(creditable, Double(kernelRttUs) / 1_000 + LagPolicy.kernelSlackMs) }
-        return creditable < Self.nearMs
+        isNear = creditable < Self.nearMs
     }
 
     /// The payload of the next ping, remembered as sent at `nowUs`.

@@ -229,10 +229,10 @@ final class LWSServer: @unchecked Sendable, Transport {
         case LWS_CALLBACK_RECEIVE_PONG:
             guard let connection = connection(user) else { return 0 }
             connection.heard()
-            if let input, connection.probe.pong(UnsafeRawBufferPointer(start: input, count: length),
-                                                nowUs: Clock.monotonicUs()).map({ connection.probe.estimate.add($0) }) != nil {
+            if let input, let sample = connection.probe.pong(UnsafeRawBufferPointer(start: input, count: length),
+                                                             nowUs: Clock.monotonicUs()) {
                 let kernel = connection.probe.direct ? quizduel_tcp_min_rtt_us(lws_get_socket_fd(wsi)) : 0
-                connection.probe.kernelRttUs = kernel > 0 ? kernel : nil
+                connection.probe.record(sample, kernelRttUs: kernel > 0 ? kernel : nil)
                 handler?.measured(connection, kernelRttUs: connection.probe.kernelRttUs)
             }
             return 0

@@ -10,6 +10,8 @@ final class DuelLane: Sendable {
         var completions: [DuelLanes.Completion] = []
         var seeds: [Duel] = []
         var closed = false
+        /// When the oldest waiting input arrived (``GatherWindow``'s budget counts from it).
+        var oldestNs: UInt64 = 0
         var batches = 0
         var inputs = 0
     }
@@ -24,7 +26,7 @@ final class DuelLane: Sendable {
     private let logger: Logger
     private let afterBatch: AfterBatch
     private let shards: ShardMap
-    /// The longest a round that woke the lane waits for more inputs (``GatherWindow``).
+    /// The longest an input waits for its round to start while the lane gathers more (``GatherWindow``).
     private let gatherMs: Double
 
     init(index: Int, conninfo: String, origin: String, maxBatch: Int, gatherMs: Double, shards: ShardMap,
@@ -51,6 +53,7 @@ final class DuelLane: Sendable {
     func submit(_ item: DuelInputItem, completion: @escaping DuelLanes.Completion) {
         let (accepted, wasIdle) = state.withLock { waiting -> (Bool, Bool) in
             guard !waiting.closed else { return (false, false) }
+            if waiting.items.isEmpty { waiting.oldestNs = DispatchTime.now().uptimeNanoseconds }
             waiting.items.append(item)
             waiting.completions.append(completion)
             return (true, waiting.items.count == 1)
@@ -78,16 +81,13 @@ final class DuelLane: Sendable {
         var backoff = Backoff()
         var lane = DuelLaneState()
         var gather = GatherWindow(maxWaitMs: gatherMs)
-        var woke = false
         while true {
-            if woke {
-                // The lane was idle: a round of one or two inputs would pay a whole transaction
-                // each, so wait briefly for the inputs the recent rate says are coming.
-                woke = false
-                let pending = state.withLock { $0.items.count }
-                if let pause = gather.wait(pending: pending, nowNs: DispatchTime.now().uptimeNanoseconds) {
-                    usleep(UInt32(min(pause / 1_000, 1_000_000)))
-                }
+            // A round of one or two inputs would pay a whole transaction each: wait briefly for
+            // the inputs the recent rate says are coming, within the oldest one's budget.
+            let (pending, oldestNs, closing) = state.withLock { ($0.items.count, $0.oldestNs, $0.closed) }
+            if !closing, let pause = gather.wait(pending: pending, oldestNs: oldestNs,
+                                                 nowNs: DispatchTime.now().uptimeNanoseconds) {
+                usleep(UInt32(min(pause / 1_000, 1_000_000)))
             }
             let (items, completions, seeds, closed) = state.withLock { waiting in
                 let count = min(waiting.items.count, maxBatch)
@@ -95,6 +95,8 @@ final class DuelLane: Sendable {
                 let completions = Array(waiting.completions.prefix(count))
                 waiting.items.removeFirst(count)
                 waiting.completions.removeFirst(count)
+                // What a full round left behind waits no longer than it has.
+                if !waiting.items.isEmpty { waiting.oldestNs = 0 }
                 let seeds = waiting.seeds
                 waiting.seeds.removeAll()
                 if count > 0 {
@@ -106,7 +108,6 @@ final class DuelLane: Sendable {
             if items.isEmpty {
                 if closed { break }
                 wakeUp.wait()
-                woke = true
                 continue
             }
             gather.observe(items.count, nowNs: DispatchTime.now().uptimeNanoseconds)
