@@ -25,6 +25,12 @@ static inline size_t quizduel_lws_pre(void) { return LWS_PRE; }
 
 // A new libev loop with the best backend (EVFLAG_AUTO: epoll on Linux).
 static inline void *quizduel_ev_loop_new(void) { return ev_loop_new(EVFLAG_AUTO); }
+// The least time between two polls of the loop: libev sleeps out the rest of it before it polls,
+// so the events of that time are handled in one wake-up (ev_set_io_collect_interval). It never
+// sleeps past a timer that is due.
+static inline void quizduel_ev_collect(void *loop, double seconds) {
+    ev_set_io_collect_interval((struct ev_loop *)loop, seconds);
+}
 // Runs the loop until quizduel_ev_break_all is called on its thread.
 static inline void quizduel_ev_run(void *loop) { ev_run((struct ev_loop *)loop, 0); }
 static inline void quizduel_ev_break_all(void *loop) { ev_break((struct ev_loop *)loop, EVBREAK_ALL); }
