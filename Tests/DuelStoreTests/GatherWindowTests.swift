@@ -137,5 +137,7 @@ import Testing
         #expect(committedFirst.withLock { $0 })
         // The lane waited for the burst: its four inputs went in one round.
         #expect(lanes.statistics.batches == roundsBefore + 1)
+        // Its busy time counts the rounds, not the waits: the burst's window alone was 40 ms.
+        #expect(lanes.statistics.busyNs > 0)
     }
 }

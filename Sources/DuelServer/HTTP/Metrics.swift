@@ -52,6 +52,9 @@ final class Metrics: @unchecked Sendable {
         counter("quizduel_lane_inputs_total",
                 "Duel inputs the lanes applied (their mean per batch is the batching).", lanes.inputs)
         gauge("quizduel_lane_pending", "Duel inputs waiting for a lane.", lanes.pending)
+        out += "# HELP quizduel_lane_busy_seconds_total Time the duel lanes spent on rounds (its rate near 1 per lane: saturated).\n"
+            + "# TYPE quizduel_lane_busy_seconds_total counter\n"
+            + "quizduel_lane_busy_seconds_total \(Double(lanes.busyNs / 1_000) / 1e6)\n"
         out += answerLatency.render(name: "quizduel_answer_seconds", help: "Time from an answer's arrival to its reply.")
         out += databaseLatency.render(name: "quizduel_database_seconds", help: "Time of database jobs, queueing included.")
         out += deadlineLateness.render(name: "quizduel_deadline_lateness_seconds",

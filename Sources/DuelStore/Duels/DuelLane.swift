@@ -14,6 +14,9 @@ final class DuelLane: Sendable {
         var oldestNs: UInt64 = 0
         var batches = 0
         var inputs = 0
+        /// Time spent on rounds, from taking their inputs to their completions run (not the
+        /// gather window's waits): busy time over wall time is how near the lane is to its limit.
+        var busyNs: UInt64 = 0
     }
 
     private let state = Mutex(Waiting())
@@ -46,8 +49,8 @@ final class DuelLane: Sendable {
         thread.start()
     }
 
-    var statistics: (batches: Int, inputs: Int, pending: Int) {
-        state.withLock { ($0.batches, $0.inputs, $0.items.count) }
+    var statistics: (batches: Int, inputs: Int, pending: Int, busyNs: UInt64) {
+        state.withLock { ($0.batches, $0.inputs, $0.items.count, $0.busyNs) }
     }
 
     func submit(_ item: DuelInputItem, completion: @escaping DuelLanes.Completion) {
@@ -89,6 +92,7 @@ final class DuelLane: Sendable {
                                                  nowNs: DispatchTime.now().uptimeNanoseconds) {
                 usleep(UInt32(min(pause / 1_000, 1_000_000)))
             }
+            let roundStartNs = DispatchTime.now().uptimeNanoseconds
             let (items, completions, seeds, closed) = state.withLock { waiting in
                 let count = min(waiting.items.count, maxBatch)
                 let items = Array(waiting.items.prefix(count))
@@ -167,6 +171,8 @@ final class DuelLane: Sendable {
                 logger.warning("lane: ended games left to the sweep to settle", metadata: ["rounds": "\(lane.unsettled - unsettled)"])
             }
             afterBatch.run(outbox)
+            let roundNs = DispatchTime.now().uptimeNanoseconds - roundStartNs
+            state.withLock { $0.busyNs += roundNs }
         }
         connection?.close()
     }

@@ -73,11 +73,14 @@ public final class DuelLanes: Sendable {
         public var batches = 0
         public var inputs = 0
         public var pending = 0
+        /// The lanes' time on rounds, summed (see ``DuelLane``).
+        public var busyNs: UInt64 = 0
     }
 
     public var statistics: Statistics {
         lanes.reduce(into: Statistics()) { total, lane in
-            let (batches, inputs, pending) = lane.statistics
+            let (batches, inputs, pending, busyNs) = lane.statistics
+            total.busyNs += busyNs
             total.batches += batches
             total.inputs += inputs
             total.pending += pending
