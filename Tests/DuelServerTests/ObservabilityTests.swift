@@ -44,6 +44,11 @@ extension ServerTests {
             }
             #expect(metrics.contains("quizduel_build_info{version=\"\(BuildInfo.version)\""))
             #expect(metrics.contains("quizduel_live_duels{scope=\"cluster\"}"))
+            // The lanes' busy time, in seconds: a number, whether or not a round ran yet.
+            let busy = metrics.split(separator: "\n").first { $0.hasPrefix("quizduel_lane_busy_seconds_total ") }
+                .flatMap { Double($0.split(separator: " ")[1]) }
+            #expect((busy ?? -1) >= 0)
+            #expect(metrics.contains("# TYPE quizduel_lane_busy_seconds_total counter"))
         }
 
         @Test func readyzFailsWhenTheDatabaseIsGoneButLivezStaysUp() async throws {

@@ -46,9 +46,14 @@ extension Duel {
     /// game from its state (docs/ARCHITECTURE.md, "Settling a finished game"), so the facts are
     /// a function of the state, not of the step that ended it.
     public var completionFacts: [GameFacts] {
-        guard let result, result.reason != .ended else { return [] }
+        guard hasCompletionFacts, let result else { return [] }
         return facts(placements: result.placements ?? [:])
     }
+
+    /// Whether ``completionFacts`` has any, decided without building them (the store asks on
+    /// every cached round that ends a game): an ended game has facts for each player who is no
+    /// recording, and every game has one.
+    public var hasCompletionFacts: Bool { result.map { $0.reason != .ended } ?? false }
 
     /// Each player's facts of this finished game, from its rounds and placements.
     func facts(placements: [PlayerID: Int]) -> [GameFacts] {

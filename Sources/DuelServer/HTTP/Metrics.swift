@@ -21,7 +21,7 @@ final class Metrics: @unchecked Sendable {
 
     func render(connections: Int, playersOnline: Int, timers: Int, trackedDuels: Int, lanes: DuelLanes.Statistics) -> String {
         var out = ""
-        func metric(_ name: String, _ type: String, _ help: String, _ values: [(labels: String, value: Int)]) {
+        func metric<Value>(_ name: String, _ type: String, _ help: String, _ values: [(labels: String, value: Value)]) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
             for (labels, value) in values { out += "\(name)\(labels) \(value)\n" }
         }
@@ -52,9 +52,9 @@ final class Metrics: @unchecked Sendable {
         counter("quizduel_lane_inputs_total",
                 "Duel inputs the lanes applied (their mean per batch is the batching).", lanes.inputs)
         gauge("quizduel_lane_pending", "Duel inputs waiting for a lane.", lanes.pending)
-        out += "# HELP quizduel_lane_busy_seconds_total Time the duel lanes spent on rounds (its rate near 1 per lane: saturated).\n"
-            + "# TYPE quizduel_lane_busy_seconds_total counter\n"
-            + "quizduel_lane_busy_seconds_total \(Double(lanes.busyNs / 1_000) / 1e6)\n"
+        metric("quizduel_lane_busy_seconds_total", "counter",
+               "Time the duel lanes spent on rounds (its rate near 1 per lane: saturated).",
+               [("", Double(lanes.busyNs / 1_000) / 1e6)])
         out += answerLatency.render(name: "quizduel_answer_seconds", help: "Time from an answer's arrival to its reply.")
         out += databaseLatency.render(name: "quizduel_database_seconds", help: "Time of database jobs, queueing included.")
         out += deadlineLateness.render(name: "quizduel_deadline_lateness_seconds",

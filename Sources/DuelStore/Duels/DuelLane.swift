@@ -114,7 +114,7 @@ final class DuelLane: Sendable {
                 wakeUp.wait()
                 continue
             }
-            gather.observe(items.count, nowNs: DispatchTime.now().uptimeNanoseconds)
+            gather.observe(items.count, nowNs: roundStartNs)
             if connection?.isOpen != true {
                 connection = nil
                 if backoff.mayTry(now: Date()) {

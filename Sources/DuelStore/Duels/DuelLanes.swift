@@ -31,7 +31,8 @@ public final class DuelLanes: Sendable {
     ///   - origin: tagged onto NOTIFY payloads (see ``DuelNotification``).
     ///   - maxBatch: the most inputs one transaction takes.
     ///   - shards: the shard groups of `duels` (``ShardMap/single`` on plain Postgres).
-    ///   - gatherMs: the longest a lane that woke up waits for more inputs (``GatherWindow``; 0: never).
+    ///   - gatherMs: the longest an input waits, from its arrival, while its lane gathers more
+    ///     (``GatherWindow``; 0: never).
     public init(conninfo: String, count: Int, origin: String, maxBatch: Int = 512, gatherMs: Double = 0,
                 shards: ShardMap = .single, logger: Logger) {
         let afterBatch = AfterBatch()

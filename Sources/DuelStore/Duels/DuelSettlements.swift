@@ -94,9 +94,7 @@ struct DuelSettlements {
     }
 
     /// Whether finished games grant progress (whose notifications the caller may have to announce).
-    /// (A finished game has facts for every player but a recording, unless an operator ended
-    /// it: ``Duel/completionFacts``. Checked without building them, on the cached round's path.)
-    var grantsProgress: Bool { settled.contains { $0.duel.result.map { $0.reason != .ended } ?? false } }
+    var grantsProgress: Bool { settled.contains { $0.duel.hasCompletionFacts } }
 
     /// Whether every statement needs nothing back from another, so one pipeline can carry them
     /// (``pipelined()``): a practice game's count and a room's reopening read before they write.
