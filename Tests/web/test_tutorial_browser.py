@@ -69,8 +69,12 @@ def test_the_tour_shows_once_and_replays_from_the_profile(server, newcomer, cat,
     # The last step's button closes it; the focus goes back to the home screen's heading.
     browser.switch_to.active_element.send_keys(Keys.ENTER)
     wait(browser, lambda b: not tour_open(b))
+    # The dialog's `close` event, which remembers the tour as seen, is queued after close()
+    # returns (the browser itself may already have put the focus back): wait for it.
+    seen = "return localStorage.getItem('quizduel.tutorial')"
+    wait(browser, lambda b: b.execute_script(seen) == "seen")
     assert focused(browser) == "home-title"
-    assert browser.execute_script("return localStorage.getItem('quizduel.tutorial')") == "seen"
+    assert browser.execute_script(seen) == "seen"
 
     # Not again after a reload: the home screen draws its banks, then would open the tour.
     browser.refresh()
