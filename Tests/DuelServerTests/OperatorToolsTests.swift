@@ -241,6 +241,36 @@ extension ServerTests {
             #expect(try rows[1].bool("suspect_key") == false)
         }
 
+        /// Migration 024 took the CHECKs and foreign keys off the tables a lane round writes; the
+        /// view names each row that breaks what they said (and a played game leaves none: every
+        /// test server checks at its end).
+        @Test func duelAnomaliesNameTheRowsThatBreakTheRules() async throws {
+            defer { stop() }
+            let (a, b, duel) = try await startDuel(server.url)
+            _ = try await b.client.request("forfeit", ["duel_id": .string(duel)])
+            _ = await a.client.nextEvent("complete")
+            let anomalies = { try self.operatorDB.query("SELECT table_name || ' ' || rule AS r FROM ops.duel_anomalies ORDER BY 1").map { try $0.string("r") } }
+            #expect(try anomalies() == [])
+            let db = try server.database()
+            defer { db.close() }
+            try db.query("""
+                WITH e AS (INSERT INTO duel_events (duel_id, seq, kind, at_ms, record)
+                           VALUES (\(duel)::uuid, 0, 'bogus', 0, '{}') RETURNING 1),
+                     i AS (INSERT INTO duel_inputs (duel_id, n, kind, player_id, at_ms)
+                           SELECT \(duel)::uuid, 1000, 'answer', player_a, 0 FROM duels WHERE id = \(duel)::uuid RETURNING 1)
+                INSERT INTO duel_answers (duel_id, question_index, player_id, choice, correct, points, elapsed_ms, answered_at)
+                SELECT id, 99, player_a, 0, false, 5, 10, now() FROM duels WHERE id = \(duel)::uuid
+                """)
+            #expect(try anomalies() == ["duel_answers points", "duel_answers question_drawn", "duel_events kind",
+                                        "duel_events seq", "duel_inputs answer_has_one_submission"])
+            try db.query("""
+                WITH e AS (DELETE FROM duel_events WHERE duel_id = \(duel)::uuid AND seq = 0 RETURNING 1),
+                     i AS (DELETE FROM duel_inputs WHERE duel_id = \(duel)::uuid AND n = 1000 RETURNING 1)
+                DELETE FROM duel_answers WHERE duel_id = \(duel)::uuid AND question_index = 99
+                """)
+            #expect(try anomalies() == [])
+        }
+
         @Test func upkeepPurgesSessionsAndArchivesOldEvents() async throws {
             defer { stop() }
             let (a, b, duel) = try await startDuel(server.url)
