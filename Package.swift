@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "DuelStoreTests", dependencies: ["DuelStore", "DuelCore", "TestSupport"]),
         .testTarget(
             name: "DuelServerTests",
-            dependencies: ["DuelServer", "DuelClient", "DuelBots", "DuelStore", "DuelCore", "TestSupport"]
+            dependencies: ["DuelServer", "DuelClient", "DuelBots", "DuelStore", "DuelCore", "TestSupport", "CTCPInfo"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -8,4 +8,8 @@
 // TCP_INFO's tcpi_min_rtt (a windowed minimum over minutes) in µs, or 0 when it cannot be read.
 unsigned int quizduel_tcp_min_rtt_us(int fd);
 
+// TCP_INFO's tcpi_segs_in, the segments the socket has received, or 0 when it cannot be read:
+// the tests count the segments a reply came in (one send is one segment on loopback).
+unsigned int quizduel_tcp_segs_in(int fd);
+
 #endif

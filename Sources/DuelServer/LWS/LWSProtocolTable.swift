@@ -10,6 +10,9 @@ final class LWSProtocolTable {
     let retry: UnsafeMutablePointer<lws_retry_bo_t>
     private let names: [UnsafeMutablePointer<CChar>]
 
+    /// The most one send() carries (see `init`).
+    static let txPacketSize = 65_536
+
     init() {
         names = [strdup("http"), strdup("duel.v1")]
         protocols = .allocate(capacity: 3)
@@ -22,6 +25,12 @@ final class LWSProtocolTable {
             // maxMessageBytes): lws allocates it per connection on the first message,
             // so it is most of an idle connection's memory.
             protocols[index].rx_buffer_size = 1_024
+            // What one send() may carry. Left at 0, lws caps each send at rx_buffer_size (plus
+            // its headroom: 1,044 bytes) and copies the rest of the buffer aside, to go out on
+            // later writable callbacks: a batch of two events (an `answered` is about 1 KB) took
+            // three sends, six epoll_ctl calls and three loop passes. ``FrameBatch`` bounds a
+            // batch at 64 KiB; the kernel takes what its buffer holds and lws keeps the rest.
+            protocols[index].tx_packet_size = Self.txPacketSize
         }
         retry = .allocate(capacity: 1)
         // A policy with no ping and no hangup turns lws's validity timers off; ``Liveness``
