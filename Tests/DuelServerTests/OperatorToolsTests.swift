@@ -253,6 +253,14 @@ extension ServerTests {
             #expect(try anomalies() == [])
             let db = try server.database()
             defer { db.close() }
+            // What the migration left: no CHECK on the four tables and no key from the three logs
+            // (its drops say IF EXISTS, so a misspelt name would pass unseen there).
+            let left = try db.query("""
+                SELECT conrelid::regclass::text || ' ' || conname AS c FROM pg_constraint
+                 WHERE conrelid IN ('duels'::regclass, 'duel_inputs'::regclass, 'duel_answers'::regclass, 'duel_events'::regclass)
+                   AND (contype = 'c' OR (contype = 'f' AND conrelid <> 'duels'::regclass))
+                """).map { try $0.string("c") }
+            #expect(left == [])
             try db.query("""
                 WITH e AS (INSERT INTO duel_events (duel_id, seq, kind, at_ms, record)
                            VALUES (\(duel)::uuid, 0, 'bogus', 0, '{}') RETURNING 1),

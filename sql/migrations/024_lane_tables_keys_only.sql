@@ -7,8 +7,9 @@
 -- Postgres's CPU there, 80-95 µs per answer (bench/NOTES.md, item 36).
 --
 -- What they stated is the engine's to decide (DuelCore: the phases, the input and event kinds,
--- the scoring, who may win): it is the one home of those rules, and nothing but the lane's one
--- statement writes these rows. What stays is what guards against races and bad keys cheaply:
+-- the scoring, who may win): it is the one home of those rules, and the server writes these rows
+-- only from the engine's steps (a new duel's row and first events, then the lanes' rounds;
+-- ops.archive_events only deletes). What stays is what guards against races and bad keys cheaply:
 -- the primary keys (an input's number, an event's seq, an answer per question and player),
 -- NOT NULL, the one right answer per question (duel_answers_one_winner, which two instances
 -- racing on one duel would otherwise break), and the foreign keys of duels itself (checked only
@@ -41,7 +42,8 @@ ALTER TABLE duel_inputs
 
 -- The answer's question and player are the duel's (the engine accepts no other); duels are never
 -- deleted (ops.archive_events trims the logs of old ones), so the cascade from duel_questions
--- had nothing to do, as duel_inputs and duel_events never had a key to duels.
+-- had nothing to do; duel_inputs never had a key to duels, and duel_events lost its own in
+-- migration 005.
 ALTER TABLE duel_answers
     DROP CONSTRAINT IF EXISTS duel_answers_answer_text_check,
     DROP CONSTRAINT IF EXISTS duel_answers_check,

@@ -1,9 +1,10 @@
 -- Rows of the tables a lane round writes that break the engine's rules: what CHECK constraints
 -- and foreign keys said on them until migration 024 took them off the lane's write path (they
 -- cost about 12 % of Postgres's CPU at human pace; the migration says why). The engine (DuelCore)
--- is where these rules live and nothing else writes these rows, so a healthy database lists
--- nothing here; the tests play every kind of game and expect that. One row per broken rule:
--- the table, the row's key as text and the rule's name (the old constraint's, where it had one).
+-- is where these rules live and the server writes these rows only from its steps, so a healthy
+-- database lists nothing here; the tests play every kind of game and expect that. One row per
+-- broken rule: the table, the row's key as text and a name for the rule (the old constraint's
+-- where that name said what it checked).
 -- It reads the whole tables: an operator's check, not something to poll.
 CREATE OR REPLACE VIEW ops.duel_anomalies AS
 SELECT 'duels' AS table_name, d.id::text AS key, c.rule

@@ -29,7 +29,8 @@ final class LWSProtocolTable {
             // its headroom: 1,044 bytes) and copies the rest of the buffer aside, to go out on
             // later writable callbacks: a batch of two events (an `answered` is about 1 KB) took
             // three sends, six epoll_ctl calls and three loop passes. ``FrameBatch`` bounds a
-            // batch at 64 KiB; the kernel takes what its buffer holds and lws keeps the rest.
+            // batch near 64 KiB (one message may pass it); the kernel takes what its buffer
+            // holds and lws keeps the rest.
             protocols[index].tx_packet_size = Self.txPacketSize
         }
         retry = .allocate(capacity: 1)
