@@ -36,7 +36,10 @@ public struct QueueRepository {
                 SELECT b.id FROM b, player
                  WHERE b.active >= \(questionsNeeded) AND NOT player.in_duel AND NOT player.queued AND NOT player.in_room),
             rated AS (
+                -- Only the first queue of a bank writes the row: an INSERT that meets it still
+                -- builds ratings' eight CHECKs first (bench/NOTES.md, item 36).
                 INSERT INTO ratings (player_id, bank_id) SELECT \(player)::uuid, id FROM go
+                 WHERE NOT EXISTS (SELECT 1 FROM ratings WHERE player_id = \(player)::uuid AND bank_id = go.id)
                 ON CONFLICT DO NOTHING
                 RETURNING 1),
             queued AS (
