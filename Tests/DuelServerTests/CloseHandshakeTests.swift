@@ -5,12 +5,6 @@ extension ServerTests {
     /// RFC 6455 7.4: the server answers a close with the peer's code, also while a reply to the
     /// peer's last message is still being written (issue 10 item 11).
     @Suite(.serialized) struct CloseHandshakeTests {
-        /// A masked client frame (mask key 0, so the payload goes as is).
-        func frame(opcode: UInt8, _ payload: [UInt8]) -> [UInt8] {
-            precondition(payload.count < 126)
-            return [0x80 | opcode, 0x80 | UInt8(payload.count), 0, 0, 0, 0] + payload
-        }
-
         /// Reads frames until a close frame; returns its code.
         func closeCode(_ fd: Int32) -> Int? {
             while let head = readExactly(fd, 2, timeoutSeconds: 5) {
@@ -32,9 +26,9 @@ extension ServerTests {
             let fd = try #require(upgradedSocket(port: server.port))
             defer { close(fd) }
             // A request whose reply is being written when the close arrives, in one write.
-            let bytes = frame(opcode: 0x1, Array(#"{"op":"banks","ref":1}"#.utf8))
-                + frame(opcode: 0x1, Array("not json".utf8))
-                + frame(opcode: 0x8, [UInt8(code >> 8), UInt8(code & 0xFF)] + Array("bye".utf8))
+            let bytes = maskedFrame(opcode: 0x1, Array(#"{"op":"banks","ref":1}"#.utf8))
+                + maskedFrame(opcode: 0x1, Array("not json".utf8))
+                + maskedFrame(opcode: 0x8, [UInt8(code >> 8), UInt8(code & 0xFF)] + Array("bye".utf8))
             _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
             #expect(closeCode(fd) == code)
         }

@@ -23,7 +23,7 @@ extension ServerTests {
         @Test func serverPlaysAsTheLeastPrivilegedRole() async throws {
             let owner = try TestPostgres.migratedDatabase(seed: true)
             let serverRole = try Self.loginRole(in: "quizduel_server", on: owner)
-            let server = try TestServer.start { $0.database.url = serverRole }
+            let server = try TestServer.start(auditAs: owner) { $0.database.url = serverRole }
             defer { server.stop() }
             // Sign-in, queue, matching, answering, finishing and reads all work with its grants.
             let (a, b, duel) = try await startDuel(server.url)

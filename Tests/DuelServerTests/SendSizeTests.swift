@@ -7,13 +7,6 @@ extension ServerTests {
     /// default each send stopped at 1,044 bytes and the rest waited for later writable callbacks:
     /// several sends, epoll_ctl calls and loop passes for two events (bench/NOTES.md, item 36).
     @Suite(.serialized) struct SendSizeTests {
-        /// A masked client text frame (mask key 0, so the payload goes as is).
-        func frame(_ text: String) -> [UInt8] {
-            let payload = Array(text.utf8)
-            precondition(payload.count < 126)
-            return [0x81, 0x80 | UInt8(payload.count), 0, 0, 0, 0] + payload
-        }
-
         /// Reads server frames until `count` have arrived; returns their bytes.
         func readFrames(_ fd: Int32, count: Int) -> [UInt8] {
             var bytes: [UInt8] = []
@@ -54,7 +47,7 @@ extension ServerTests {
             // In one write, within the burst (40): the error replies are queued while the read is
             // handled, and written at the next writable callback, together.
             let requests = 36
-            let bytes = (1...requests).flatMap { frame(#"{"op":"no_such_op","ref":\#($0)}"#) }
+            let bytes = (1...requests).flatMap { maskedFrame(opcode: 0x1, Array(#"{"op":"no_such_op","ref":\#($0)}"#.utf8)) }
             let before = quizduel_tcp_segs_in(fd)
             #expect(before > 0, "TCP_INFO's segment count is readable")
             _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }

@@ -51,8 +51,8 @@ extension Duel {
     }
 
     /// Whether ``completionFacts`` has any, decided without building them (the store asks on
-    /// every cached round that ends a game): an ended game has facts for each player who is no
-    /// recording, and every game has one.
+    /// every cached round that ends a game): a finished game has facts for every player but a
+    /// recording, and every game has a player, unless an operator ended it.
     public var hasCompletionFacts: Bool { result.map { $0.reason != .ended } ?? false }
 
     /// Each player's facts of this finished game, from its rounds and placements.
