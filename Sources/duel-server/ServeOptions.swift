@@ -125,6 +125,9 @@ struct DatabaseOptions: ParsableArguments {
     @Option(name: .customLong("lane-gather-ms"),
             help: "The longest an input waits, from its arrival, while its duel lane gathers more for a small round, in ms (default 4; 0: never).")
     var laneGatherMs: Double?
+    @Option(name: .customLong("queue-gather-ms"),
+            help: "The longest a queue request waits for others to be written with it in one transaction, in ms (default 20; 0: never).")
+    var queueGatherMs: Int64?
     @Option(name: .customLong("database-wait"), help: "Seconds to keep retrying an unreachable database at start (default 60).")
     var databaseWait: Double?
 
@@ -132,6 +135,7 @@ struct DatabaseOptions: ParsableArguments {
         if let dbConnections { config.database.connections = dbConnections }
         if let duelLanes { config.database.duelLanes = duelLanes }
         if let laneGatherMs { config.database.laneGatherMs = max(0, min(50, laneGatherMs)) }
+        if let queueGatherMs { config.jobs.queueGatherMs = max(0, min(200, queueGatherMs)) }
         if migrate { config.database.migrateOnStart = true }
         if let databaseWait { config.database.waitSeconds = databaseWait }
     }

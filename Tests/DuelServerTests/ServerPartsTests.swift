@@ -194,7 +194,10 @@ func event(_ duel: String, _ seq: Int, _ kind: DuelEventKind) -> StoredEvent {
             notifications: parts.notifications, transport: parts.transport, metrics: parts.metrics, instance: "test")
         let games = GameRequests(
             configuration: configuration, connections: parts.connections, replies: parts.replies, jobs: parts.jobs,
-            delivery: parts.delivery, notifications: parts.notifications, metrics: parts.metrics, instance: "test",
+            delivery: parts.delivery, notifications: parts.notifications, metrics: parts.metrics,
+            queueJoins: QueueJoins(windowMs: 0, questionsNeeded: 10, instance: "test",
+                                   timer: DeadlineTimer(transport: parts.transport), jobs: parts.jobs,
+                                   connections: parts.connections),
             matchNow: {})
         return RequestRouter(
             sessions: sessions, games: games, delivery: parts.delivery,

@@ -57,6 +57,41 @@ import Testing
         #expect(try connection.query("SELECT count(*) AS n FROM match_queue")[0].int("n") == 0)
     }
 
+    @Test func aBatchOfQueueRequestsAnswersEachAsAloneInOneTransaction() async throws {
+        // Issue 25: the server writes the `queue` requests of a few milliseconds together. Each
+        // gets what it would have got alone and in order; one refused changes nothing for the rest.
+        let fixture = try StoreFixture(workers: 1)
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        let ids = try await fixture.players(5, prefix: "batch")
+        let bank = try #require(try QuizRepository(connection).bank(slug: "world-capitals")).id
+        _ = try connection.transaction { try DuelRepository($0).createGames(bankID: bank, games: [[ids[3], ids[4]]], mode: .ranked, configuration: .standard, nowMs: 1_000) }
+        try connection.query("SELECT ops.create_bank('empty', 'Empty')")
+        let before = try connection.query("SELECT pg_current_xact_id()::text::bigint AS x")[0].int64("x")
+        let results = QueueRepository(connection).enqueue([
+            (ids[0], "world-capitals"), (ids[1], "nope"), (ids[0], "general-science"), (ids[2], "empty"),
+            (ids[3], "world-capitals"), (ids[2], "general-science"),
+        ])
+        func refusal(_ result: Result<Int64, Error>) -> ErrorCode? {
+            if case .failure(let error) = result { return (error as? StoreError)?.error.code }
+            return nil
+        }
+        #expect(results.count == 6)
+        #expect(try results[0].get() > 0)
+        #expect(refusal(results[1]) == .unknownBank)
+        #expect(refusal(results[2]) == .alreadyQueued)
+        #expect(refusal(results[3]) == .bankEmpty)
+        #expect(refusal(results[4]) == .inDuel)
+        #expect(try results[5].get() >= results[0].get())
+        let queued = try connection.query("SELECT player_id::text AS p, b.slug FROM match_queue q JOIN banks b ON b.id = q.bank_id ORDER BY slug")
+        #expect(try queued.map { [try $0.string("p"), try $0.string("slug")] } == [[ids[2], "general-science"], [ids[0], "world-capitals"]])
+        // The whole batch was one transaction: one transaction id used between the two reads.
+        let after = try connection.query("SELECT pg_current_xact_id()::text::bigint AS x")[0].int64("x")
+        #expect(after - before == 2)
+        // One request alone takes the same statement.
+        #expect(refusal(QueueRepository(connection).enqueue([(ids[1], "world-capitals")])[0]) == nil)
+    }
+
     @Test func aWholeDuelThroughTheStore() async throws {
         let fixture = try StoreFixture(workers: 1)
         let connection = try fixture.connect()

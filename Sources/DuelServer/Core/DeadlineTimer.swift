@@ -3,6 +3,8 @@
 final class DeadlineTimer: @unchecked Sendable {
     private var schedule = DeadlineSchedule()
     private let transport: any Transport
+    /// Keys whose owner runs its own work when they are due (``QueueJoins``), by key.
+    private var handlers: [String: () -> Void] = [:]
 
     init(transport: any Transport) {
         self.transport = transport
@@ -30,6 +32,19 @@ final class DeadlineTimer: @unchecked Sendable {
     /// once it has scheduled what comes next).
     func popDue(nowMs: Int64) -> [(key: String, dueMs: Int64)] {
         schedule.popDueEntries(nowMs: nowMs)
+    }
+
+    /// Makes `key`, when due, run `handler` (``fireHandler(of:)``) instead of the periodic
+    /// jobs' or a duel's work.
+    func handle(_ key: String, with handler: @escaping () -> Void) {
+        handlers[key] = handler
+    }
+
+    /// Runs the handler of a due `key`; false when it has none.
+    func fireHandler(of key: String) -> Bool {
+        guard let handler = handlers[key] else { return false }
+        handler()
+        return true
     }
 
     func rearm() {

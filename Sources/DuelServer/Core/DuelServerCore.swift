@@ -41,6 +41,9 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
             connections: connections, replies: replies, jobs: jobs, timer: timer,
             lanes: lanes, metrics: metrics, instance: instance,
             measuresLag: LagPolicy(capMs: configuration.network.fairCapMs).isOn, logger: logger)
+        let queueJoins = QueueJoins(
+            windowMs: configuration.jobs.queueGatherMs, questionsNeeded: configuration.duel.questionCount,
+            instance: instance, timer: timer, jobs: jobs, connections: connections)
         let periodic = PeriodicJobs(
             configuration: configuration, connections: connections, jobs: jobs, delivery: delivery, timer: timer,
             lanes: lanes, metrics: metrics, instance: instance, logger: logger)
@@ -51,7 +54,8 @@ public final class DuelServerCore: @unchecked Sendable, WebSocketHandler {
             transport: transport, metrics: metrics, instance: instance)
         let games = GameRequests(
             configuration: configuration, connections: connections, replies: replies, jobs: jobs, delivery: delivery,
-            notifications: notifications, metrics: metrics, instance: instance, matchNow: { [unowned periodic] in periodic.runMatcher() })
+            notifications: notifications, metrics: metrics, queueJoins: queueJoins,
+            matchNow: { [unowned periodic] in periodic.runMatcher() })
         router = RequestRouter(
             sessions: sessions, games: games, delivery: delivery,
             data: DataRequests(configuration: configuration, connections: connections, replies: replies, jobs: jobs),

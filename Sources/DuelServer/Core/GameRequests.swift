@@ -14,16 +14,17 @@ final class GameRequests: @unchecked Sendable {
     let delivery: DuelDelivery
     let notifications: PlayerNotifications
     let metrics: Metrics
-    /// This process's id among the instances: the queue row says where the player waits.
-    let instance: String
     /// Starts a matcher pass (``PeriodicJobs/runMatcher(concurrent:)``): a new waiter may complete a pair.
     let matchNow: () -> Void
     /// Players' measured lags, reported to their games (issue 26).
     let lags: LagReports
+    /// `queue` requests, gathered into batches.
+    let queueJoins: QueueJoins
 
     init(configuration: ServerConfiguration, connections: ConnectionTable, replies: Replies, jobs: ServerJobs,
-         delivery: DuelDelivery, notifications: PlayerNotifications, metrics: Metrics, instance: String,
-         matchNow: @escaping () -> Void) {
+         delivery: DuelDelivery, notifications: PlayerNotifications, metrics: Metrics,
+         queueJoins: QueueJoins, matchNow: @escaping () -> Void) {
+        self.queueJoins = queueJoins
         self.configuration = configuration
         self.connections = connections
         self.replies = replies
@@ -31,7 +32,6 @@ final class GameRequests: @unchecked Sendable {
         self.delivery = delivery
         self.notifications = notifications
         self.metrics = metrics
-        self.instance = instance
         self.matchNow = matchNow
         lags = LagReports(policy: LagPolicy(capMs: configuration.network.fairCapMs), delivery: delivery)
     }
@@ -92,14 +92,13 @@ final class GameRequests: @unchecked Sendable {
         }
     }
 
+    /// Goes into the next batch of ``QueueJoins``; the reply, and the `queued` event to the
+    /// player's connections, come when it committed.
     func queue(_ connection: Connection, _ ref: RequestRef?, bank: String) {
         let player = connection.player!
-        let needed = configuration.duel.questionCount
-        let instance = self.instance
-        jobs.database(for: connection, { db in
-            try QueueRepository(db).enqueue(player: player, bank: bank, questionsNeeded: needed, instance: instance)
-        }) {
-            [self] connection, result in
+        queueJoins.add(QueueJoins.Join(connectionID: connection.id, player: player, bank: bank) {
+            [self] connection, result, matchAfter in
+            if matchAfter { matchNow() }
             guard let connection else { return }
             switch result {
             case .success(let queuedAt):
@@ -107,11 +106,10 @@ final class GameRequests: @unchecked Sendable {
                 notifications.send(
                     ServerMessage.queued(player: player, bank: bank, queuedAtMs: queuedAt, serverTimeMs: Clock.nowMs()),
                     to: player)
-                matchNow()
             case .failure(let error):
                 replies.fail(connection, ref, replies.protocolError(error, on: connection))
             }
-        }
+        })
     }
 
     func cancel(_ connection: Connection, _ ref: RequestRef?) {

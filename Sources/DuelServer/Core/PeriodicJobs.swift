@@ -80,7 +80,7 @@ final class PeriodicJobs: @unchecked Sendable {
             if let job = PeriodicJob(rawValue: key) {
                 run(job)
                 timer.schedule(key, atMs: now + job.intervalMs(configuration, alone: health.isAlone(nowMs: now)))
-            } else {
+            } else if !timer.fireHandler(of: key) {
                 fireDeadline(duel: key, dueMs: dueMs)
             }
         }

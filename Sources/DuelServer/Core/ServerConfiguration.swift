@@ -108,6 +108,9 @@ public struct ServerConfiguration: Sendable {
         /// The shortest time between the starts of two matcher passes that queue requests
         /// trigger (``MatcherGate``): waiters who queue within it meet in one pass.
         public var matchSpacingMs: Int64 = 50
+        /// How long the first `queue` request of a batch waits for others to be written with it
+        /// (``QueueJoins``; 0: each alone, at once).
+        public var queueGatherMs: Int64 = 20
         /// How often the sweep looks for overdue deadlines that no timer of this instance holds.
         public var sweepIntervalMs: Int64 = 1_000
         /// The sweep's interval once no other instance has run for 30 s (``PeriodicJobs/isAlone(nowMs:)``):

@@ -22,38 +22,76 @@ public struct QueueRepository {
     /// check and write happens in it, and a second request of the same player
     /// racing this one finds the queue's primary key taken.
     public func enqueue(player: PlayerID, bank slug: String, questionsNeeded: Int = 1, instance: String = "") throws -> Int64 {
-        let row = try db.query("""
-            WITH b AS (
-                SELECT id, (SELECT count(*) FROM (SELECT 1 FROM questions q WHERE q.bank_id = banks.id AND q.active
-                                                  LIMIT \(questionsNeeded)) enough) AS active
-                  FROM banks WHERE slug = \(slug) AND retired_at IS NULL
-                   AND \(unsafeRaw: BankSummary.inMatchmaking("banks"))),
-            player AS (
-                SELECT EXISTS (SELECT 1 FROM live_duel_players WHERE player_id = \(player)::uuid) AS in_duel,
-                       EXISTS (SELECT 1 FROM match_queue WHERE player_id = \(player)::uuid) AS queued,
-                       EXISTS (SELECT 1 FROM room_members WHERE player_id = \(player)::uuid) AS in_room),
-            go AS (
-                SELECT b.id FROM b, player
-                 WHERE b.active >= \(questionsNeeded) AND NOT player.in_duel AND NOT player.queued AND NOT player.in_room),
-            rated AS (
-                -- Only the first queue of a bank writes the row: an INSERT that meets it still
-                -- builds ratings' eight CHECKs first (bench/NOTES.md, item 36).
-                INSERT INTO ratings (player_id, bank_id) SELECT \(player)::uuid, id FROM go
-                 WHERE NOT EXISTS (SELECT 1 FROM ratings WHERE player_id = \(player)::uuid AND bank_id = go.id)
-                ON CONFLICT DO NOTHING
-                RETURNING 1),
-            queued AS (
-                INSERT INTO match_queue (player_id, bank_id, rating, instance)
-                SELECT \(player)::uuid, go.id,
-                       coalesce((SELECT rating FROM ratings WHERE player_id = \(player)::uuid AND bank_id = go.id), 1500),
-                       nullif(\(instance), '')
-                  FROM go
-                ON CONFLICT DO NOTHING
-                RETURNING bank_id, \(unsafeRaw: SQLTime.ms("enqueued_at")) AS at)
-            SELECT (SELECT id FROM b) AS bank, (SELECT active FROM b) AS active,
-                   (SELECT in_duel FROM player) AS in_duel, (SELECT in_room FROM player) AS in_room,
-                   (SELECT at FROM queued) AS at
-            """)[0]
+        try Self.enqueued(db.query(Self.enqueueQuery(player: player, bank: slug, questionsNeeded: questionsNeeded,
+                                                     instance: instance))[0], questionsNeeded: questionsNeeded)
+    }
+
+    /// Several players' requests to queue (``enqueue(player:bank:questionsNeeded:instance:)``
+    /// each), in one round trip and one transaction (issue 25): at human pace every `queue` was a
+    /// transaction of its own, a commit and a WAL flush and the wake-ups of both sides for one
+    /// row. Returns one result per request, in order. The statements run in the requests' order
+    /// and each sees what the earlier ones wrote, so a player's second request in the batch is
+    /// `already_queued`, as it would be one request after the other. An error that is not a
+    /// refusal (the transaction failed) sends each request again in a transaction of its own, so
+    /// that one failing request fails alone; a lost connection fails them all.
+    public func enqueue(_ requests: [(player: PlayerID, bank: String)], questionsNeeded: Int = 1,
+                        instance: String = "") -> [Result<Int64, Error>] {
+        let queries = requests.map {
+            Self.enqueueQuery(player: $0.player, bank: $0.bank, questionsNeeded: questionsNeeded, instance: instance)
+        }
+        guard queries.count > 1 else {
+            return requests.map { request in
+                Result { try enqueue(player: request.player, bank: request.bank, questionsNeeded: questionsNeeded, instance: instance) }
+            }
+        }
+        do {
+            return try db.pipeline(queries).map { rows in Result { try Self.enqueued(rows[0], questionsNeeded: questionsNeeded) } }
+        } catch {
+            guard !error.isConnectionFailure else { return requests.map { _ in .failure(error) } }
+            return requests.map { request in
+                Result { try enqueue(player: request.player, bank: request.bank, questionsNeeded: questionsNeeded, instance: instance) }
+            }
+        }
+    }
+
+    /// The one statement of a request to queue: every check and both writes.
+    private static func enqueueQuery(player: PlayerID, bank slug: String, questionsNeeded: Int, instance: String) -> SQLQuery {
+        """
+        WITH b AS (
+            SELECT id, (SELECT count(*) FROM (SELECT 1 FROM questions q WHERE q.bank_id = banks.id AND q.active
+                                              LIMIT \(questionsNeeded)) enough) AS active
+              FROM banks WHERE slug = \(slug) AND retired_at IS NULL
+               AND \(unsafeRaw: BankSummary.inMatchmaking("banks"))),
+        player AS (
+            SELECT EXISTS (SELECT 1 FROM live_duel_players WHERE player_id = \(player)::uuid) AS in_duel,
+                   EXISTS (SELECT 1 FROM match_queue WHERE player_id = \(player)::uuid) AS queued,
+                   EXISTS (SELECT 1 FROM room_members WHERE player_id = \(player)::uuid) AS in_room),
+        go AS (
+            SELECT b.id FROM b, player
+             WHERE b.active >= \(questionsNeeded) AND NOT player.in_duel AND NOT player.queued AND NOT player.in_room),
+        rated AS (
+            -- Only the first queue of a bank writes the row: an INSERT that meets it still
+            -- builds ratings' eight CHECKs first (bench/NOTES.md, item 36).
+            INSERT INTO ratings (player_id, bank_id) SELECT \(player)::uuid, id FROM go
+             WHERE NOT EXISTS (SELECT 1 FROM ratings WHERE player_id = \(player)::uuid AND bank_id = go.id)
+            ON CONFLICT DO NOTHING
+            RETURNING 1),
+        queued AS (
+            INSERT INTO match_queue (player_id, bank_id, rating, instance)
+            SELECT \(player)::uuid, go.id,
+                   coalesce((SELECT rating FROM ratings WHERE player_id = \(player)::uuid AND bank_id = go.id), 1500),
+                   nullif(\(instance), '')
+              FROM go
+            ON CONFLICT DO NOTHING
+            RETURNING bank_id, \(unsafeRaw: SQLTime.ms("enqueued_at")) AS at)
+        SELECT (SELECT id FROM b) AS bank, (SELECT active FROM b) AS active,
+               (SELECT in_duel FROM player) AS in_duel, (SELECT in_room FROM player) AS in_room,
+               (SELECT at FROM queued) AS at
+        """
+    }
+
+    /// The enqueue time from the statement's row, or the refusal it says.
+    private static func enqueued(_ row: PGRow, questionsNeeded: Int) throws -> Int64 {
         if let at = try row.optionalInt64("at") { return at }
         guard row["bank"] != nil else { throw StoreError(.unknownBank) }
         guard try row.int("active") >= questionsNeeded else { throw StoreError(.bankEmpty) }
