@@ -62,7 +62,8 @@ public final class DuelServer: @unchecked Sendable {
         if peers > 0 { Thread.sleep(forTimeInterval: 1.5) }
         let pool = DatabasePool(conninfo: conninfo, size: configuration.database.connections, origin: instance, logger: logger)
         let lanes = DuelLanes(conninfo: conninfo, count: configuration.database.duelLanes, origin: instance,
-                              gatherMs: configuration.database.laneGatherMs, shards: shards, logger: logger)
+                              gatherMs: configuration.database.laneGatherMs,
+                              endGatherMs: configuration.database.endGatherMs, shards: shards, logger: logger)
         lanes.setAnnouncing(peers > 0)
         let lws = try LWSServer(
             host: configuration.network.host, port: configuration.network.port,

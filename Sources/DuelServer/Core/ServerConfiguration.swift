@@ -59,6 +59,10 @@ public struct ServerConfiguration: Sendable {
         /// The longest an input waits, from its arrival, while its lane gathers more inputs for a
         /// small round, in ms (issue 25; 0: commit at once). See ``GatherWindow``.
         public var laneGatherMs: Double = 4
+        /// On plain Postgres, the longest the inputs that end games (a last deadline, a forfeit)
+        /// wait for their lane's ending round, which ends several rounds' games in one
+        /// transaction, in ms (issue 25; 0: every round ends its own). Their `complete` waits.
+        public var endGatherMs: Double = 200
     }
 
     public struct Limits: Sendable {

@@ -31,10 +31,14 @@ final class DuelLane: Sendable {
     private let shards: ShardMap
     /// The longest an input waits for its round to start while the lane gathers more (``GatherWindow``).
     private let gatherMs: Double
+    /// On plain Postgres, the longest a game's ending inputs wait for the lane's ending round
+    /// (``EndingInputs``; 0: every round ends its own games).
+    private let endGatherMs: Double
 
-    init(index: Int, conninfo: String, origin: String, maxBatch: Int, gatherMs: Double, shards: ShardMap,
-         afterBatch: AfterBatch, logger: Logger) {
+    init(index: Int, conninfo: String, origin: String, maxBatch: Int, gatherMs: Double, endGatherMs: Double = 0,
+         shards: ShardMap, afterBatch: AfterBatch, logger: Logger) {
         self.gatherMs = gatherMs
+        self.endGatherMs = shards.distributed ? 0 : endGatherMs
         self.afterBatch = afterBatch
         self.shards = shards
         self.conninfo = conninfo
@@ -84,6 +88,7 @@ final class DuelLane: Sendable {
         var backoff = Backoff()
         var lane = DuelLaneState()
         var gather = GatherWindow(maxWaitMs: gatherMs)
+        var ending = EndingInputs(windowMs: endGatherMs)
         while true {
             // A round of one or two inputs would pay a whole transaction each: wait briefly for
             // the inputs the recent rate says are coming, within the oldest one's budget.
@@ -110,8 +115,20 @@ final class DuelLane: Sendable {
                 return (items, completions, seeds, waiting.closed)
             }
             if items.isEmpty {
-                if closed { break }
-                wakeUp.wait()
+                if let connection, !ending.isEmpty,
+                   closed || ending.isDue(games: lane.heldGames.count, nowNs: DispatchTime.now().uptimeNanoseconds) {
+                    runEndingRound(&ending, on: connection, lane: &lane)
+                    continue
+                }
+                if closed {
+                    failHeld(&ending, lane: &lane)
+                    break
+                }
+                if let remaining = ending.remainingNs(nowNs: DispatchTime.now().uptimeNanoseconds) {
+                    _ = wakeUp.wait(timeout: .now() + .nanoseconds(Int(min(remaining, 1_000_000_000))))
+                } else {
+                    wakeUp.wait()
+                }
                 continue
             }
             gather.observe(items.count, nowNs: roundStartNs)
@@ -139,8 +156,11 @@ final class DuelLane: Sendable {
                             ? "SET plan_cache_mode = force_custom_plan; SET enable_seqscan = off"
                             : "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off")
                         connection = opened
-                        // A new connection starts with no cached states, as it always did.
+                        // A new connection starts with no cached states, as it always did. Held
+                        // games stay held, so that their later inputs keep waiting behind them.
+                        let held = lane.heldGames
                         lane = DuelLaneState(distributed: shards.distributed)
+                        lane.heldGames = held
                         backoff.succeeded()
                     } catch {
                         backoff.failed(now: Date())
@@ -151,6 +171,7 @@ final class DuelLane: Sendable {
             guard let connection else {
                 let failure = PGError.client("database unavailable")
                 completions.forEach { $0(.failure(failure)) }
+                failHeld(&ending, lane: &lane)
                 afterBatch.run(Outbox())
                 continue
             }
@@ -159,8 +180,24 @@ final class DuelLane: Sendable {
             let outbox = Outbox()
             let unsettled = lane.unsettled
             if shards.groups == 1 {
-                let results = DuelRepository(connection).applyInputs(items, lane: &lane, outbox: outbox)
-                for (completion, result) in zip(completions, results) { completion(result) }
+                // Inputs of games whose ends are held wait behind them, in order.
+                var round: [Int] = []
+                for index in items.indices {
+                    if lane.heldGames.contains(items[index].duelID) {
+                        ending.hold(items[index], completions[index], nowNs: roundStartNs)
+                    } else {
+                        round.append(index)
+                    }
+                }
+                lane.holdsEndings = ending.windowNs > 0
+                let results = DuelRepository(connection).applyInputs(round.map { items[$0] }, lane: &lane, outbox: outbox)
+                for (index, result) in zip(round, results) {
+                    if case .failure(let error) = result, error is HeldForEnding {
+                        ending.hold(items[index], completions[index], nowNs: roundStartNs)
+                    } else {
+                        completions[index](result)
+                    }
+                }
             } else {
                 for group in shardGroups(of: items) {
                     let results = DuelRepository(connection).applyInputs(group.map { items[$0] }, lane: &lane, outbox: outbox)
@@ -171,10 +208,41 @@ final class DuelLane: Sendable {
                 logger.warning("lane: ended games left to the sweep to settle", metadata: ["rounds": "\(lane.unsettled - unsettled)"])
             }
             afterBatch.run(outbox)
+            if ending.isDue(games: lane.heldGames.count, nowNs: DispatchTime.now().uptimeNanoseconds) {
+                runEndingRound(&ending, on: connection, lane: &lane)
+            }
             let roundNs = DispatchTime.now().uptimeNanoseconds - roundStartNs
             state.withLock { $0.busyNs += roundNs }
         }
         connection?.close()
+    }
+
+    /// The round of the held games' ending inputs (``EndingInputs``): a round like any other,
+    /// which ends them all in one transaction, then answers them.
+    private func runEndingRound(_ ending: inout EndingInputs, on connection: PGConnection, lane: inout DuelLaneState) {
+        let startNs = DispatchTime.now().uptimeNanoseconds
+        let (items, completions) = ending.take()
+        lane.heldGames = []
+        lane.holdsEndings = false
+        lane.announces = afterBatch.announcing.withLock { $0 }
+        let outbox = Outbox()
+        let results = DuelRepository(connection).applyInputs(items, lane: &lane, outbox: outbox)
+        for (completion, result) in zip(completions, results) { completion(result) }
+        afterBatch.run(outbox)
+        let roundNs = DispatchTime.now().uptimeNanoseconds - startNs
+        state.withLock {
+            $0.batches += 1
+            $0.busyNs += roundNs
+        }
+    }
+
+    /// Fails the held inputs (no connection, or shutting down without one): nothing of them was
+    /// committed.
+    private func failHeld(_ ending: inout EndingInputs, lane: inout DuelLaneState) {
+        let (_, completions) = ending.take()
+        lane.heldGames = []
+        let failure = PGError.client("database unavailable")
+        completions.forEach { $0(.failure(failure)) }
     }
 
     /// The batch's positions, one list per shard group in order of first appearance (on Citus):

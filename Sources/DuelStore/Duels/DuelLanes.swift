@@ -23,7 +23,7 @@ public final class DuelLanes: Sendable {
     private let shards: ShardMap
 
     /// Whether the lanes write to a Citus cluster, where ended games are settled apart from their
-    /// rounds (``DuelRepository/settlePending(limit:olderThanSeconds:outbox:)`` has work only there).
+    /// rounds.
     public var distributed: Bool { shards.distributed }
 
     /// Starts `count` lanes. Connections open on each lane's first batch.
@@ -33,14 +33,17 @@ public final class DuelLanes: Sendable {
     ///   - shards: the shard groups of `duels` (``ShardMap/single`` on plain Postgres).
     ///   - gatherMs: the longest an input waits, from its arrival, while its lane gathers more
     ///     (``GatherWindow``; 0: never).
+    ///   - endGatherMs: on plain Postgres, the longest the inputs that end games wait for their lane's
+    ///     ending round, which ends several rounds' games in one transaction (``EndingInputs``; 0:
+    ///     every round ends its own).
     public init(conninfo: String, count: Int, origin: String, maxBatch: Int = 512, gatherMs: Double = 0,
-                shards: ShardMap = .single, logger: Logger) {
+                endGatherMs: Double = 0, shards: ShardMap = .single, logger: Logger) {
         let afterBatch = AfterBatch()
         self.afterBatch = afterBatch
         self.shards = shards
         lanes = (0..<max(1, count)).map {
             DuelLane(index: $0, conninfo: conninfo, origin: origin, maxBatch: maxBatch, gatherMs: gatherMs,
-                     shards: shards, afterBatch: afterBatch, logger: logger)
+                     endGatherMs: endGatherMs, shards: shards, afterBatch: afterBatch, logger: logger)
         }
     }
 

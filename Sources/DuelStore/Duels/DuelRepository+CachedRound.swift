@@ -38,6 +38,9 @@ extension DuelRepository {
         }
         let before = states.mapValues(\.version)
         let (writes, updates) = Self.run(items, on: &states)
+        if lane.holdsEndings, !writes.settlements.isEmpty {
+            return holdingEndings(items, ending: Set(writes.settlements.duelIDs), lane: &lane, outbox: outbox)
+        }
         // Notifications another instance must hear are announced by the outbox's own last
         // statement, which needs them first: that round takes the locking path.
         guard writes.fitsOnePipeline, !(lane.announces && writes.grantsProgress) else { return nil }
@@ -72,6 +75,27 @@ extension DuelRepository {
         let redo = items.indices.filter { moved.contains(items[$0].duelID) }
         for (index, result) in zip(redo, applyInputs(redo.map { items[$0] }, lane: &lane, outbox: outbox)) { answers[index] = result }
         return answers
+    }
+
+    /// The round without the inputs of the games in `ending`, which it answers ``HeldForEnding``
+    /// for the lane's ending round (``EndingInputs``), or nil when the rest needs the locking
+    /// path (which then takes the whole round, ends included).
+    private func holdingEndings(
+        _ items: [DuelInputItem], ending: Set<String>, lane: inout DuelLaneState, outbox: Outbox
+    ) -> [Result<DuelUpdate?, Error>]? {
+        let kept = items.indices.filter { !ending.contains(items[$0].duelID) }
+        var results = [Result<DuelUpdate?, Error>](repeating: .failure(HeldForEnding()), count: items.count)
+        if !kept.isEmpty {
+            // The rest ends no game (a game's end depends on its own inputs alone). Its nil comes
+            // before it changed anything in `lane`.
+            lane.holdsEndings = false
+            let done = applyCachedRound(kept.map { items[$0] }, lane: &lane, outbox: outbox)
+            lane.holdsEndings = true
+            guard let done else { return nil }
+            for (index, result) in zip(kept, done) { results[index] = result }
+        }
+        lane.heldGames.formUnion(ending)
+        return results
     }
 
     /// The versions of duels a round read but did not write. No lock: the refusals were right
