@@ -126,7 +126,7 @@ struct DatabaseOptions: ParsableArguments {
             help: "The longest an input waits, from its arrival, while its duel lane gathers more for a small round, in ms (default 4; 0: never).")
     var laneGatherMs: Double?
     @Option(name: .customLong("end-gather-ms"),
-            help: "On plain Postgres, the longest an input that ends a game waits to be applied with other games' ends, in ms (default 200; 0: never).")
+            help: "On plain Postgres with one instance, the longest an input that ends a game waits to be applied with other games' ends, in ms (default 0: never).")
     var endGatherMs: Double?
     @Option(name: .customLong("queue-gather-ms"),
             help: "The longest a queue request waits for others to be written with it in one transaction, in ms (default 20; 0: never).")

@@ -189,7 +189,9 @@ final class DuelLane: Sendable {
                         round.append(index)
                     }
                 }
-                lane.holdsEndings = ending.windowNs > 0
+                // Not while other instances run: their ending rounds took the locking path, and
+                // two instances' lanes then ran at half their rate (bench/NOTES.md, item 37).
+                lane.holdsEndings = ending.windowNs > 0 && !lane.announces
                 let results = DuelRepository(connection).applyInputs(round.map { items[$0] }, lane: &lane, outbox: outbox)
                 for (index, result) in zip(round, results) {
                     if case .failure(let error) = result, error is HeldForEnding {
