@@ -115,6 +115,12 @@ final class DuelLane: Sendable {
                 return (items, completions, seeds, waiting.closed)
             }
             if items.isEmpty {
+                // Held ends with no connection to apply them would keep the lane spinning on their
+                // due time: they fail, as the inputs of a round without a connection do.
+                if !ending.isEmpty, connection?.isOpen != true {
+                    failHeld(&ending, lane: &lane)
+                    continue
+                }
                 if let connection, !ending.isEmpty,
                    closed || ending.isDue(games: lane.heldGames.count, nowNs: DispatchTime.now().uptimeNanoseconds) {
                     runEndingRound(&ending, on: connection, lane: &lane)
