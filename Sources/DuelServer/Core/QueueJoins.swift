@@ -64,8 +64,11 @@ final class QueueJoins: @unchecked Sendable {
     func flush() {
         timer.cancel(Self.timerKey)
         guard !pending.isEmpty else { return }
-        let batch = pending
+        // A request whose connection closed while it waited is dropped: the close already removed
+        // the player's queue entry, and writing it now would leave a waiter nobody holds.
+        let batch = pending.filter { connections[$0.connectionID] != nil }
         pending = []
+        guard !batch.isEmpty else { return }
         let requests = batch.map { (player: $0.player, bank: $0.bank) }
         let (needed, instance) = (questionsNeeded, self.instance)
         // Players' requests: normal priority, as each one alone was.
