@@ -125,9 +125,9 @@ struct DatabaseOptions: ParsableArguments {
     @Option(name: .customLong("lane-gather-ms"),
             help: "The longest an input waits, from its arrival, while its duel lane gathers more for a small round, in ms (default 4; 0: never).")
     var laneGatherMs: Double?
-    @Option(name: .customLong("end-gather-ms"),
-            help: "On plain Postgres with one instance, the longest an input that ends a game waits to be applied with other games' ends, in ms (default 0: never).")
-    var endGatherMs: Double?
+    @Option(name: .customLong("progress-gather-ms"),
+            help: "On plain Postgres with one instance, the longest an ended game's progress waits to be granted with other games', apart from the duel lanes, in ms (default 100; 0: in the game's own round).")
+    var progressGatherMs: Double?
     @Option(name: .customLong("queue-gather-ms"),
             help: "The longest a queue request waits for others to be written with it in one transaction, in ms (default 20; 0: never).")
     var queueGatherMs: Int64?
@@ -138,7 +138,7 @@ struct DatabaseOptions: ParsableArguments {
         if let dbConnections { config.database.connections = dbConnections }
         if let duelLanes { config.database.duelLanes = duelLanes }
         if let laneGatherMs { config.database.laneGatherMs = max(0, min(50, laneGatherMs)) }
-        if let endGatherMs { config.database.endGatherMs = max(0, min(1_000, endGatherMs)) }
+        if let progressGatherMs { config.database.progressGatherMs = max(0, min(1_000, progressGatherMs)) }
         if let queueGatherMs { config.jobs.queueGatherMs = max(0, min(200, queueGatherMs)) }
         if migrate { config.database.migrateOnStart = true }
         if let databaseWait { config.database.waitSeconds = databaseWait }

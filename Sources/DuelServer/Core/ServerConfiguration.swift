@@ -59,12 +59,11 @@ public struct ServerConfiguration: Sendable {
         /// The longest an input waits, from its arrival, while its lane gathers more inputs for a
         /// small round, in ms (issue 25; 0: commit at once). See ``GatherWindow``.
         public var laneGatherMs: Double = 4
-        /// On plain Postgres with one instance, the longest the inputs that end games (a last
-        /// deadline, a forfeit) wait for their lane's ending round, which ends several rounds'
-        /// games in one transaction, in ms (issue 25; 0: every round ends its own). Their
-        /// `complete` waits. Off by default: it saves CPU but doubled the human-pace p99, since
-        /// the ending round holds the lane (bench/NOTES.md, item 37).
-        public var endGatherMs: Double = 0
+        /// On plain Postgres with one instance, the longest an ended game's progress (XP, goals,
+        /// achievements, notifications) waits to be granted with other games', in a transaction
+        /// apart from the lanes, in ms (issue 25; 0: in the round that ends the game). Its
+        /// `complete` waits for it. See ``DuelLanes`` and bench/NOTES.md, item 38.
+        public var progressGatherMs: Double = 100
     }
 
     public struct Limits: Sendable {

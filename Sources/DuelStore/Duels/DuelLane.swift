@@ -31,14 +31,13 @@ final class DuelLane: Sendable {
     private let shards: ShardMap
     /// The longest an input waits for its round to start while the lane gathers more (``GatherWindow``).
     private let gatherMs: Double
-    /// On plain Postgres, the longest a game's ending inputs wait for the lane's ending round
-    /// (``EndingInputs``; 0: every round ends its own games).
-    private let endGatherMs: Double
+    /// On plain Postgres, where rounds leave their ended games' progress (nil: each round grants it).
+    private let settler: ProgressSettler?
 
-    init(index: Int, conninfo: String, origin: String, maxBatch: Int, gatherMs: Double, endGatherMs: Double = 0,
+    init(index: Int, conninfo: String, origin: String, maxBatch: Int, gatherMs: Double, settler: ProgressSettler?,
          shards: ShardMap, afterBatch: AfterBatch, logger: Logger) {
         self.gatherMs = gatherMs
-        self.endGatherMs = shards.distributed ? 0 : endGatherMs
+        self.settler = shards.distributed ? nil : settler
         self.afterBatch = afterBatch
         self.shards = shards
         self.conninfo = conninfo
@@ -88,7 +87,6 @@ final class DuelLane: Sendable {
         var backoff = Backoff()
         var lane = DuelLaneState()
         var gather = GatherWindow(maxWaitMs: gatherMs)
-        var ending = EndingInputs(windowMs: endGatherMs)
         while true {
             // A round of one or two inputs would pay a whole transaction each: wait briefly for
             // the inputs the recent rate says are coming, within the oldest one's budget.
@@ -115,26 +113,8 @@ final class DuelLane: Sendable {
                 return (items, completions, seeds, waiting.closed)
             }
             if items.isEmpty {
-                // Held ends with no connection to apply them would keep the lane spinning on their
-                // due time: they fail, as the inputs of a round without a connection do.
-                if !ending.isEmpty, connection?.isOpen != true {
-                    failHeld(&ending, lane: &lane)
-                    continue
-                }
-                if let connection, !ending.isEmpty,
-                   closed || ending.isDue(games: lane.heldGames.count, nowNs: DispatchTime.now().uptimeNanoseconds) {
-                    runEndingRound(&ending, on: connection, lane: &lane)
-                    continue
-                }
-                if closed {
-                    failHeld(&ending, lane: &lane)
-                    break
-                }
-                if let remaining = ending.remainingNs(nowNs: DispatchTime.now().uptimeNanoseconds) {
-                    _ = wakeUp.wait(timeout: .now() + .nanoseconds(Int(min(remaining, 1_000_000_000))))
-                } else {
-                    wakeUp.wait()
-                }
+                if closed { break }
+                wakeUp.wait()
                 continue
             }
             gather.observe(items.count, nowNs: roundStartNs)
@@ -142,31 +122,10 @@ final class DuelLane: Sendable {
                 connection = nil
                 if backoff.mayTry(now: Date()) {
                     do {
-                        let opened = try PGConnection(conninfo)
-                        opened.notificationOrigin = origin
-                        // The lane's statements take arrays whose sizes vary per batch; Postgres
-                        // kept choosing a fresh custom plan for them, and planning the batch
-                        // statement was 8 % of its CPU at human pace (perf). Their generic
-                        // plans are the right ones (primary-key probes, inserts).
-                        // But a generic plan is made once, at first use: on a fresh database
-                        // (empty tables, never analyzed) it was a sequential scan of `duels`,
-                        // kept while the table grew (5.5 ms per batch lock after 40 s, a
-                        // third of Postgres's CPU). Every lane statement is an index probe,
-                        // so sequential scans are priced out on these connections.
-                        // On Citus the coordinator plans each distributed statement with its
-                        // parameters' values (to find the shard). Left to choose, Postgres took a
-                        // generic plan after five executions, which could not find the one shard,
-                        // and the statement ran on all of them (refused on the cluster suite's
-                        // single-shard connections, a run in two): custom plans are forced.
-                        try opened.execute(script: shards.distributed
-                            ? "SET plan_cache_mode = force_custom_plan; SET enable_seqscan = off"
-                            : "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off")
+                        let opened = try Self.openConnection(conninfo, origin: origin, distributed: shards.distributed)
                         connection = opened
-                        // A new connection starts with no cached states, as it always did. Held
-                        // games stay held, so that their later inputs keep waiting behind them.
-                        let held = lane.heldGames
+                        // A new connection starts with no cached states.
                         lane = DuelLaneState(distributed: shards.distributed)
-                        lane.heldGames = held
                         backoff.succeeded()
                     } catch {
                         backoff.failed(now: Date())
@@ -177,7 +136,6 @@ final class DuelLane: Sendable {
             guard let connection else {
                 let failure = PGError.client("database unavailable")
                 completions.forEach { $0(.failure(failure)) }
-                failHeld(&ending, lane: &lane)
                 afterBatch.run(Outbox())
                 continue
             }
@@ -186,26 +144,24 @@ final class DuelLane: Sendable {
             let outbox = Outbox()
             let unsettled = lane.unsettled
             if shards.groups == 1 {
-                // Inputs of games whose ends are held wait behind them, in order.
-                var round: [Int] = []
-                for index in items.indices {
-                    if lane.heldGames.contains(items[index].duelID) {
-                        ending.hold(items[index], completions[index], nowNs: roundStartNs)
-                    } else {
-                        round.append(index)
-                    }
-                }
-                // Not while other instances run: their ending rounds took the locking path, and
-                // two instances' lanes then ran at half their rate (bench/NOTES.md, item 37).
-                lane.holdsEndings = ending.windowNs > 0 && !lane.announces
-                let results = DuelRepository(connection).applyInputs(round.map { items[$0] }, lane: &lane, outbox: outbox)
-                for (index, result) in zip(round, results) {
-                    if case .failure(let error) = result, error is HeldForEnding {
-                        ending.hold(items[index], completions[index], nowNs: roundStartNs)
+                // Not while other instances run: a game's `complete` is announced by its round's
+                // NOTIFY, which would reach their players before the progress is granted.
+                lane.progressApart = settler != nil && !lane.announces
+                let results = DuelRepository(connection).applyInputs(items, lane: &lane, outbox: outbox)
+                let owed = lane.owedProgress
+                lane.owedProgress = DuelSettlements()
+                // The replies of games that owe progress (all their inputs of the round, in order)
+                // wait for the settlement; the rest go now.
+                let owing = Set(owed.duelIDs)
+                var held: [ProgressSettler.Reply] = []
+                for (index, result) in zip(items.indices, results) {
+                    if owing.contains(items[index].duelID) {
+                        held.append(ProgressSettler.Reply(completion: completions[index], result: result))
                     } else {
                         completions[index](result)
                     }
                 }
+                if let settler, !owed.isEmpty { settler.submit(owed, replies: held) }
             } else {
                 for group in shardGroups(of: items) {
                     let results = DuelRepository(connection).applyInputs(group.map { items[$0] }, lane: &lane, outbox: outbox)
@@ -216,41 +172,34 @@ final class DuelLane: Sendable {
                 logger.warning("lane: ended games left to the sweep to settle", metadata: ["rounds": "\(lane.unsettled - unsettled)"])
             }
             afterBatch.run(outbox)
-            if ending.isDue(games: lane.heldGames.count, nowNs: DispatchTime.now().uptimeNanoseconds) {
-                runEndingRound(&ending, on: connection, lane: &lane)
-            }
             let roundNs = DispatchTime.now().uptimeNanoseconds - roundStartNs
             state.withLock { $0.busyNs += roundNs }
         }
         connection?.close()
     }
 
-    /// The round of the held games' ending inputs (``EndingInputs``): a round like any other,
-    /// which ends them all in one transaction, then answers them.
-    private func runEndingRound(_ ending: inout EndingInputs, on connection: PGConnection, lane: inout DuelLaneState) {
-        let startNs = DispatchTime.now().uptimeNanoseconds
-        let (items, completions) = ending.take()
-        lane.heldGames = []
-        lane.holdsEndings = false
-        lane.announces = afterBatch.announcing.withLock { $0 }
-        let outbox = Outbox()
-        let results = DuelRepository(connection).applyInputs(items, lane: &lane, outbox: outbox)
-        for (completion, result) in zip(completions, results) { completion(result) }
-        afterBatch.run(outbox)
-        let roundNs = DispatchTime.now().uptimeNanoseconds - startNs
-        state.withLock {
-            $0.batches += 1
-            $0.busyNs += roundNs
-        }
-    }
-
-    /// Fails the held inputs (no connection, or shutting down without one): nothing of them was
-    /// committed.
-    private func failHeld(_ ending: inout EndingInputs, lane: inout DuelLaneState) {
-        let (_, completions) = ending.take()
-        lane.heldGames = []
-        let failure = PGError.client("database unavailable")
-        completions.forEach { $0(.failure(failure)) }
+    /// A connection with the lane's session settings (see the comments inside).
+    static func openConnection(_ conninfo: String, origin: String, distributed: Bool) throws -> PGConnection {
+        let opened = try PGConnection(conninfo)
+        opened.notificationOrigin = origin
+        // The lane's statements take arrays whose sizes vary per batch; Postgres
+        // kept choosing a fresh custom plan for them, and planning the batch
+        // statement was 8 % of its CPU at human pace (perf). Their generic
+        // plans are the right ones (primary-key probes, inserts).
+        // But a generic plan is made once, at first use: on a fresh database
+        // (empty tables, never analyzed) it was a sequential scan of `duels`,
+        // kept while the table grew (5.5 ms per batch lock after 40 s, a
+        // third of Postgres's CPU). Every lane statement is an index probe,
+        // so sequential scans are priced out on these connections.
+        // On Citus the coordinator plans each distributed statement with its
+        // parameters' values (to find the shard). Left to choose, Postgres took a
+        // generic plan after five executions, which could not find the one shard,
+        // and the statement ran on all of them (refused on the cluster suite's
+        // single-shard connections, a run in two): custom plans are forced.
+        try opened.execute(script: distributed
+            ? "SET plan_cache_mode = force_custom_plan; SET enable_seqscan = off"
+            : "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off")
+        return opened
     }
 
     /// The batch's positions, one list per shard group in order of first appearance (on Citus):

@@ -14,11 +14,11 @@ public struct DuelLaneState: Sendable {
     /// Rounds whose ended games could not be settled right after their commit (on Citus): their
     /// records wait for the sweep.
     public internal(set) var unsettled = 0
-    /// Whether a round holds back the inputs of games it would end, for the lane's ending round
-    /// (``EndingInputs``); set by the lane per round.
-    var holdsEndings = false
-    /// The games whose ending inputs are held: their later inputs wait behind them.
-    var heldGames: Set<String> = []
+    /// Whether rounds leave the progress of the games they end to the lane's ``ProgressSettler``
+    /// (plain Postgres, events not announced); set by the lane per round.
+    var progressApart = false
+    /// What the rounds since the lane last took it recorded for the progress settler.
+    var owedProgress = DuelSettlements()
 
     public init(announces: Bool = true, distributed: Bool = false) {
         self.announces = announces

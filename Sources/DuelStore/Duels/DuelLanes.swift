@@ -19,6 +19,7 @@ public final class DuelLanes: Sendable {
     public typealias Completion = @Sendable (Result<DuelUpdate?, Error>) -> Void
 
     private let lanes: [DuelLane]
+    private let settler: ProgressSettler?
     private let afterBatch: AfterBatch
     private let shards: ShardMap
 
@@ -33,17 +34,21 @@ public final class DuelLanes: Sendable {
     ///   - shards: the shard groups of `duels` (``ShardMap/single`` on plain Postgres).
     ///   - gatherMs: the longest an input waits, from its arrival, while its lane gathers more
     ///     (``GatherWindow``; 0: never).
-    ///   - endGatherMs: on plain Postgres, the longest the inputs that end games wait for their lane's
-    ///     ending round, which ends several rounds' games in one transaction (``EndingInputs``; 0:
-    ///     every round ends its own).
+    ///   - progressGatherMs: on plain Postgres, the longest the progress of an ended game waits for
+    ///     others' to be granted with it, apart from the lanes (``ProgressSettler``; 0: each round
+    ///     grants its games' progress in its own transaction).
     public init(conninfo: String, count: Int, origin: String, maxBatch: Int = 512, gatherMs: Double = 0,
-                endGatherMs: Double = 0, shards: ShardMap = .single, logger: Logger) {
+                progressGatherMs: Double = 0, shards: ShardMap = .single, logger: Logger) {
         let afterBatch = AfterBatch()
         self.afterBatch = afterBatch
         self.shards = shards
+        let settler = progressGatherMs > 0 && !shards.distributed
+            ? ProgressSettler(conninfo: conninfo, windowMs: progressGatherMs, afterBatch: afterBatch, logger: logger)
+            : nil
+        self.settler = settler
         lanes = (0..<max(1, count)).map {
             DuelLane(index: $0, conninfo: conninfo, origin: origin, maxBatch: maxBatch, gatherMs: gatherMs,
-                     endGatherMs: endGatherMs, shards: shards, afterBatch: afterBatch, logger: logger)
+                     settler: settler, shards: shards, afterBatch: afterBatch, logger: logger)
         }
     }
 
@@ -79,10 +84,12 @@ public final class DuelLanes: Sendable {
         public var pending = 0
         /// The lanes' time on rounds, summed (see ``DuelLane``).
         public var busyNs: UInt64 = 0
+        /// Transactions that granted ended games' progress apart from the rounds (``ProgressSettler``).
+        public var progressSettlements = 0
     }
 
     public var statistics: Statistics {
-        lanes.reduce(into: Statistics()) { total, lane in
+        lanes.reduce(into: Statistics(progressSettlements: settler?.settlements ?? 0)) { total, lane in
             let (batches, inputs, pending, busyNs) = lane.statistics
             total.busyNs += busyNs
             total.batches += batches
@@ -91,9 +98,11 @@ public final class DuelLanes: Sendable {
         }
     }
 
-    /// Finishes what is queued, then stops the lanes and closes their connections.
+    /// Finishes what is queued, then stops the lanes and closes their connections; then grants
+    /// the progress their last rounds left.
     public func shutdown() {
         lanes.forEach { $0.shutdown() }
+        settler?.shutdown()
     }
 
     private func lane(of duel: String) -> DuelLane {

@@ -22,8 +22,9 @@ extension DuelRepository {
     ///   has its version read (``versionQuery(_:)``); when it moved on, its inputs are redone by
     ///   the locking path after the commit, in their order.
     ///
-    /// A round that finishes games sends their ratings, progress and departures in the same
-    /// pipeline (their statements need nothing back from one another). Rounds that finish a
+    /// A round that finishes games sends their ratings, progress (or, with
+    /// ``DuelLaneState/progressApart``, its record for the progress settler) and departures in
+    /// the same pipeline (their statements need nothing back from one another). Rounds that finish a
     /// practice or room game use the locking path (their statements read before they write), and
     /// so do rounds whose progress notifications another instance must hear. On Citus the
     /// locking path is kept too (it writes shard by shard).
@@ -38,13 +39,11 @@ extension DuelRepository {
         }
         let before = states.mapValues(\.version)
         let (writes, updates) = Self.run(items, on: &states)
-        if lane.holdsEndings, !writes.settlements.isEmpty {
-            return holdingEndings(items, ending: Set(writes.settlements.duelIDs), lane: &lane, outbox: outbox)
-        }
         // Notifications another instance must hear are announced by the outbox's own last
         // statement, which needs them first: that round takes the locking path.
         guard writes.fitsOnePipeline, !(lane.announces && writes.grantsProgress) else { return nil }
-        let (queries, progressAt) = writes.pipelined(payloads: writes.payloads(for: db, announces: lane.announces))
+        let (queries, progressAt) = writes.pipelined(payloads: writes.payloads(for: db, announces: lane.announces),
+                                                     progressApart: lane.progressApart)
         // The duels whose inputs were all refused write nothing: their versions are read, to
         // check the guess.
         let unwritten = before.keys.filter { !writes.writesRow(of: $0) }.sorted()
@@ -59,6 +58,7 @@ extension DuelRepository {
         if let progressAt, let payloads = try? ProgressColumns.payloads(results[check + progressAt]) {
             writes.addNotifications(payloads, announces: false, to: outbox)
         }
+        if lane.progressApart { lane.owedProgress.merge(writes.settlements.owingProgress) }
         var stored: [String: Int] = [:]
         for row in check == 1 ? results[0] : [] {
             if let id = try? row.string("id"), let version = try? row.int("inputs") { stored[id] = version }
@@ -75,27 +75,6 @@ extension DuelRepository {
         let redo = items.indices.filter { moved.contains(items[$0].duelID) }
         for (index, result) in zip(redo, applyInputs(redo.map { items[$0] }, lane: &lane, outbox: outbox)) { answers[index] = result }
         return answers
-    }
-
-    /// The round without the inputs of the games in `ending`, which it answers ``HeldForEnding``
-    /// for the lane's ending round (``EndingInputs``), or nil when the rest needs the locking
-    /// path (which then takes the whole round, ends included).
-    private func holdingEndings(
-        _ items: [DuelInputItem], ending: Set<String>, lane: inout DuelLaneState, outbox: Outbox
-    ) -> [Result<DuelUpdate?, Error>]? {
-        let kept = items.indices.filter { !ending.contains(items[$0].duelID) }
-        var results = [Result<DuelUpdate?, Error>](repeating: .failure(HeldForEnding()), count: items.count)
-        if !kept.isEmpty {
-            // The rest ends no game (a game's end depends on its own inputs alone). Its nil comes
-            // before it changed anything in `lane`.
-            lane.holdsEndings = false
-            let done = applyCachedRound(kept.map { items[$0] }, lane: &lane, outbox: outbox)
-            lane.holdsEndings = true
-            guard let done else { return nil }
-            for (index, result) in zip(kept, done) { results[index] = result }
-        }
-        lane.heldGames.formUnion(ending)
-        return results
     }
 
     /// The versions of duels a round read but did not write. No lock: the refusals were right

@@ -35,7 +35,10 @@ extension DuelRepository {
             // rating and marker already settled. A failure leaves the record to the sweep
             // (``settlePending(limit:olderThanSeconds:outbox:)``); the round's own commit stands,
             // and its events are announced alone.
-            if !owed.isEmpty {
+            if !owed.isEmpty, !lane.distributed {
+                // Plain Postgres: the round recorded its games' progress for the progress settler.
+                lane.owedProgress.merge(owed)
+            } else if !owed.isEmpty {
                 do {
                     try settle(owed, announces: lane.announces, outbox: outbox, payloads: heldBack)
                 } catch {
@@ -92,8 +95,10 @@ extension DuelRepository {
         }
         let (writes, updates) = Self.run(items, on: &states)
         let heldBack = try writes.write(on: db, now: now, announces: lane.announces, shardByShard: lane.distributed,
-                                        outbox: outbox)
-        return (updates, states, lane.distributed ? writes.settlements : DuelSettlements(), heldBack)
+                                        progressApart: lane.progressApart, outbox: outbox)
+        let owed = lane.distributed ? writes.settlements
+            : lane.progressApart ? writes.settlements.owingProgress : DuelSettlements()
+        return (updates, states, owed, heldBack)
     }
 
     /// A duel as a lane round works on it: its engine state, its version (`duels.inputs`) and its bank.

@@ -25,18 +25,25 @@ extension DuelRepository {
     ) throws {
         try outbox.transaction(on: db) { db in
             var claimed: [String: Int] = [:]
+            var progressOnly: Set<String> = []
             for row in try db.query("""
                 DELETE FROM duel_settlements WHERE duel_id = ANY(\(PGArray(duels))::uuid[])
-                RETURNING duel_id::text AS id, version
+                RETURNING duel_id::text AS id, version, progress_only
                 """) {
-                claimed[try row.string("id")] = try row.int("version")
+                let id = try row.string("id")
+                claimed[id] = try row.int("version")
+                if try row.bool("progress_only") { progressOnly.insert(id) }
             }
             if !claimed.isEmpty {
                 // A settlement spans its players' shards by design; an operator's or a test's
                 // refusal of multi-shard statements (citus.multi_task_query_log_level) is meant
                 // for the answer path, not for this.
-                try db.query("SET LOCAL citus.multi_task_query_log_level TO off")
-                try settlements(claimed, known: known, on: db).write(on: db, announces: announces, outbox: outbox)
+                if progressOnly.count < claimed.count { try db.query("SET LOCAL citus.multi_task_query_log_level TO off") }
+                let owed = try settlements(claimed, known: known, on: db)
+                // A progress-only record's round wrote the rest (plain Postgres, migration 025).
+                let whole = owed.keeping(Set(claimed.keys).subtracting(progressOnly))
+                try whole.write(on: db, announces: announces, outbox: outbox)
+                try owed.keeping(progressOnly).write(on: db, announces: announces, outbox: outbox, scope: .progressOnly)
             }
             if !payloads.isEmpty { try db.query(DuelWrites.notifyStatement(payloads)) }
         }

@@ -6,10 +6,21 @@ import DuelCore
 /// later, from its stored log, owes exactly what it owed at the time.
 ///
 /// Where it is written depends on the database (docs/ARCHITECTURE.md, "Settling a finished
-/// game"): on plain Postgres inside the transaction that ended the games; on Citus, where these
-/// rows live on the players' shards, in a transaction of its own right after the lane's
-/// one-shard commit (``DuelRepository/settle(_:announces:outbox:)``).
+/// game"): on plain Postgres inside the transaction that ended the games, except progress when
+/// the lane has a ``ProgressSettler`` (granted apart, in a transaction of its own, before the
+/// games' `complete`s go out); on Citus, where these rows live on the players' shards, in a
+/// transaction of its own right after the lane's one-shard commit
+/// (``DuelRepository/settle(_:announces:outbox:)``).
 struct DuelSettlements {
+    /// Which of the debts a write carries.
+    enum Scope: Sendable {
+        case everything
+        /// Ratings, practice counts, markers and rooms: the round's share when progress is settled apart.
+        case allButProgress
+        /// Progress alone: what a record of `progress_only` owes.
+        case progressOnly
+    }
+
     private struct Entry {
         let id: String
         var duel: Duel
@@ -24,6 +35,8 @@ struct DuelSettlements {
     private var index: [String: Int] = [:]
 
     var isEmpty: Bool { settled.isEmpty }
+    /// How many duels owe something.
+    var count: Int { settled.count }
     /// The duels that owe something, in first-added order.
     var duelIDs: [String] { settled.map(\.id) }
 
@@ -39,6 +52,18 @@ struct DuelSettlements {
             index[duelID] = settled.count
             settled.append(entry)
         }
+    }
+
+    /// Adds every entry of `other` (a later state of a duel replaces the earlier).
+    mutating func merge(_ other: DuelSettlements) {
+        for entry in other.settled {
+            add(entry.duel, duelID: entry.id, bankID: entry.bankID, version: entry.version, announce: entry.announce)
+        }
+    }
+
+    /// The finished games that grant progress, alone: what a round leaves to the progress settler.
+    var owingProgress: DuelSettlements {
+        keeping(Set(settled.filter { $0.duel.hasCompletionFacts }.map(\.id)))
     }
 
     /// The input count of the state recorded for `duelID`, if any.
@@ -100,32 +125,43 @@ struct DuelSettlements {
     /// (``pipelined()``): a practice game's count and a room's reopening read before they write.
     var fitsOnePipeline: Bool { finished(.practice).isEmpty && finished(.room).isEmpty }
 
-    /// Writes everything inside the caller's transaction: ratings, practice counts, progress
-    /// (its notifications into `outbox`), departures, and the rooms' announcements (into `outbox`).
-    func write(on connection: PGConnection, announces: Bool, outbox: Outbox) throws {
+    /// Writes `scope` inside the caller's transaction: ratings, practice counts, progress (its
+    /// notifications into `outbox`), departures, and the rooms' announcements (into `outbox`).
+    /// `.allButProgress` also records the games that owe progress (`duel_settlements`, `progress_only`)
+    /// for the progress settler.
+    func write(on connection: PGConnection, announces: Bool, outbox: Outbox, scope: Scope = .everything) throws {
         guard !isEmpty else { return }
-        if let ratings = DuelRepository.ratingsStatement(completions) { try connection.query(ratings) }
+        let rest = scope != .progressOnly
+        if rest, let ratings = DuelRepository.ratingsStatement(completions) { try connection.query(ratings) }
         let practice = finished(.practice)
-        if !practice.isEmpty { try DuelRepository(connection).countPractice(duels: practice) }
-        // After ratings (giant slayer reads them) and practice (learned mistakes count).
+        if rest, !practice.isEmpty { try DuelRepository(connection).countPractice(duels: practice) }
+        // After ratings (giant slayer reads them) and practice (learned mistakes count): in the
+        // same transaction, or in a later one when settled apart.
         let progress = progress
-        if !progress.isEmpty {
+        if scope != .allButProgress, !progress.isEmpty {
             addNotifications(try ProgressColumns.payloads(connection.query(progress.statement())), announces: announces,
                              to: outbox)
         }
+        if scope == .allButProgress, let record = owingProgress.recordStatement(progressOnly: true) {
+            try connection.query(record)
+        }
+        guard rest else { return }
         if let departures = departuresStatement() { try connection.query(departures) }
         let rooms = finished(.room)
         if !rooms.isEmpty { try RoomRepository(connection).announceRooms(ofGames: rooms, into: outbox) }
     }
 
-    /// The statements of ``write(on:announces:outbox:)`` for one pipeline (when
-    /// ``fitsOnePipeline``), and which of them returns the progress notifications.
-    func pipelined() -> (queries: [SQLQuery], progressAt: Int?) {
+    /// The statements of ``write(on:announces:outbox:scope:)`` for one pipeline (when
+    /// ``fitsOnePipeline``; `scope` `.everything` or `.allButProgress`), and which of them returns
+    /// the progress notifications.
+    func pipelined(scope: Scope = .everything) -> (queries: [SQLQuery], progressAt: Int?) {
         var queries: [SQLQuery] = []
         if let ratings = DuelRepository.ratingsStatement(completions) { queries.append(ratings) }
         var progressAt: Int?
         let progress = progress
-        if !progress.isEmpty {
+        if scope == .allButProgress {
+            if let record = owingProgress.recordStatement(progressOnly: true) { queries.append(record) }
+        } else if !progress.isEmpty {
             progressAt = queries.count
             queries.append(progress.statement())
         }
@@ -163,10 +199,15 @@ struct DuelSettlements {
     /// `VALUES`, which Citus sends to the batch's one shard. A record still waiting (a player
     /// left, and now the game ended) takes the newer count: its row is locked until this
     /// transaction ends, so a settler that deletes it meanwhile waits and reads the newer one.
-    func recordStatement() -> SQLQuery? {
+    ///
+    /// `progressOnly` (plain Postgres with a progress settler): the round wrote everything else,
+    /// and the record owes only the games' progress (migration 025).
+    func recordStatement(progressOnly: Bool = false) -> SQLQuery? {
         guard !isEmpty else { return nil }
-        var query = DuelWrites.values(into: "duel_settlements", columns: [("duel_id", "?::uuid"), ("version", "?::int")],
-                                      rows: settled.map { [$0.id, String($0.version)] })
+        var query = DuelWrites.values(
+            into: "duel_settlements",
+            columns: [("duel_id", "?::uuid"), ("version", "?::int"), ("progress_only", "?::boolean")],
+            rows: settled.map { [$0.id, String($0.version), progressOnly ? "true" : "false"] })
         query.sql += " ON CONFLICT (duel_id) DO UPDATE SET version = excluded.version"
         return query
     }

@@ -64,7 +64,9 @@ struct DuelWrites {
     /// Writes everything in one statement inside the caller's transaction, and announces the
     /// events. What the batch's ended games owe their players (``DuelSettlements``) is written
     /// after it in the same transaction, or, `shardByShard` (on Citus), only recorded there, for
-    /// the caller to settle after its commit. The notifications the settlements granted and the
+    /// the caller to settle after its commit. `progressApart` (plain Postgres with a progress
+    /// settler): the games' progress is only recorded, for the lane's ``ProgressSettler``. The
+    /// notifications the settlements granted and the
     /// rooms its room games reopened go into `outbox` (announced by the caller, last): a
     /// notification is announced only when `announces` (another instance runs) and its player's
     /// game was announced (or the player, a quiz's author, did not play). `now`: the
@@ -79,7 +81,7 @@ struct DuelWrites {
     /// so that players held by other instances, too, hear of an end whose ratings are written.
     @discardableResult
     func write(on connection: PGConnection, now: String? = nil, announces: Bool = true,
-               shardByShard: Bool = false, outbox: Outbox = Outbox()) throws -> [String] {
+               shardByShard: Bool = false, progressApart: Bool = false, outbox: Outbox = Outbox()) throws -> [String] {
         guard !isEmpty else { return [] }
         let payloads = payloads(for: connection, announces: announces)
         if shardByShard {
@@ -89,7 +91,8 @@ struct DuelWrites {
             return record == nil ? [] : payloads
         }
         try connection.query(statement(now: now, payloads: payloads))
-        try settlements.write(on: connection, announces: announces, outbox: outbox)
+        try settlements.write(on: connection, announces: announces, outbox: outbox,
+                              scope: progressApart ? .allButProgress : .everything)
         return []
     }
 
@@ -109,15 +112,16 @@ struct DuelWrites {
     var grantsProgress: Bool { settlements.grantsProgress }
 
     /// The write as the statements of one pipeline, in the order of
-    /// ``write(on:now:announces:shardByShard:outbox:)`` (for a batch that ``fitsOnePipeline``), and
-    /// which of them returns the progress notifications. Games finish at the transaction's `now()`.
-    func pipelined(payloads: [String]) -> (queries: [SQLQuery], progressAt: Int?) {
+    /// ``write(on:now:announces:shardByShard:progressApart:outbox:)`` (for a batch that
+    /// ``fitsOnePipeline``), and which of them returns the progress notifications. Games finish at
+    /// the transaction's `now()`.
+    func pipelined(payloads: [String], progressApart: Bool = false) -> (queries: [SQLQuery], progressAt: Int?) {
         var queries: [SQLQuery] = []
         // `'now'` as a timestamp's text is Postgres's own name for the transaction's start, the
         // `now()` the locking path reads first (a call to now() itself in the CASE would be
         // refused by Citus in the matcher's and the locking path's use of this statement).
         if !isEmpty { queries.append(statement(now: "now", payloads: payloads)) }
-        let (settling, progressAt) = settlements.pipelined()
+        let (settling, progressAt) = settlements.pipelined(scope: progressApart ? .allButProgress : .everything)
         return (queries + settling, progressAt.map { $0 + queries.count })
     }
 
@@ -136,7 +140,7 @@ struct DuelWrites {
     }
 
     /// The one statement that writes the duel rows, logged inputs, answers and events and
-    /// announces `payloads` (`now`: see ``write(on:now:announces:shardByShard:outbox:)``).
+    /// announces `payloads` (`now`: see ``write(on:now:announces:shardByShard:progressApart:outbox:)``).
     func statement(now: String?, payloads: [String]) -> SQLQuery {
         let inputAnswers = AnswerColumns(inputs.map { item -> Submission? in
             if case .answer(_, _, let submission, _) = item.input { return submission }
