@@ -160,11 +160,12 @@ final class PeriodicJobs: @unchecked Sendable {
         jobs.database(for: nil, { db in try DuelRepository(db).dueDuels(nowMs: cutoff) }) { [self] _, result in
             if case .success(let due) = result { for duel in due { fireDeadline(duel: duel.id, dueMs: duel.deadlineMs) } }
         }
-        // Ended games whose lane could not settle them (on Citus: a crash or a failed transaction
-        // right after the round's commit). Their players hear of it here, as after a settling
-        // lane; the notifications are announced, since the players may be held anywhere. Plain
-        // Postgres settles in the round itself and never records one: no query for it there.
-        guard lanes.distributed else { return }
+        // Ended games whose lane could not settle them (a crash or a failed transaction right after
+        // the round's commit: on Citus everything they owe, on plain Postgres their progress).
+        // Their players hear of it here, as after a settling lane; the notifications are
+        // announced, since the players may be held anywhere. On plain Postgres too: a server that
+        // died between a round and its progress settler's grant left the record, whatever this
+        // one's `--progress-gather-ms` (bench/NOTES.md, item 38).
         jobs.database(for: nil, delivering: { db, outbox in try DuelRepository(db).settlePending(outbox: outbox) }) {
             [self] _, result in
             switch result {

@@ -1,6 +1,8 @@
 import DuelCore
 
-/// Settling ended games on Citus (issue 24; docs/ARCHITECTURE.md, "Settling a finished game").
+/// Settling ended games apart from their rounds (docs/ARCHITECTURE.md, "Settling a finished
+/// game"): on Citus everything they owe (issue 24), on plain Postgres their progress (issue 25,
+/// ``ProgressSettler``).
 extension DuelRepository {
     /// Settles what a lane's round recorded (`owed`, built from the states it just committed),
     /// in one transaction of its own, deletes the records (`duel_settlements`), and announces the
@@ -76,7 +78,7 @@ extension DuelRepository {
     /// task. Records younger than `olderThanSeconds` are left to the lane that is settling them.
     /// Returns how many it settled and, per record that failed, why: a record that keeps failing
     /// is reported on every sweep and does not hold up the others. On plain Postgres the table
-    /// stays empty and this is one probe of an empty table.
+    /// holds only what a progress settler had not granted yet, usually nothing.
     public func settlePending(
         limit: Int = 100, olderThanSeconds: Int = 5, outbox: Outbox = Outbox()
     ) throws -> (settled: Int, failures: [String]) {
