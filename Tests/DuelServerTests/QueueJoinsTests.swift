@@ -1,5 +1,6 @@
 import DuelClient
 import DuelCore
+import DuelStore
 import Foundation
 import Testing
 
@@ -32,6 +33,29 @@ extension ServerTests {
             // The matcher ran once the batch was in: the general-science pair plays.
             #expect(await p0.nextEvent("init", timeout: .seconds(10)) != nil)
             #expect(await p1.nextEvent("init", timeout: .seconds(10)) != nil)
+        }
+
+        /// A player who sends `queue` and leaves before the window ends is not written as a
+        /// waiter: the close already took them out of matchmaking, and a row written after it
+        /// would wait for a player nobody holds (and pair someone with them).
+        @Test func aRequestWhoseConnectionClosedInTheWindowIsDropped() async throws {
+            let server = try TestServer.start { $0.jobs.queueGatherMs = 400 }
+            defer { server.stop() }
+            let leaver = try await TestPlayer.signUp(server.url)
+            let stayer = try await TestPlayer.signUp(server.url)
+            leaver.client.sendRaw(#"{"op":"queue","ref":1,"bank":"general-science"}"#)
+            try await Task.sleep(for: .milliseconds(50))
+            leaver.client.close()
+            _ = await leaver.client.waitClosed()
+            // The stayer's request shares the window with the leaver's.
+            #expect(try await stayer.client.request("queue", ["bank": "general-science"])["data"]?["queued_at"] != nil)
+            try await Task.sleep(for: .milliseconds(300))
+            let db = try server.database()
+            defer { db.close() }
+            #expect(try db.query("SELECT count(*) AS n FROM match_queue WHERE player_id = \(leaver.id)::uuid")[0].int("n") == 0)
+            // Nobody to pair with: the stayer waits.
+            #expect(await stayer.client.nextEvent("init", timeout: .milliseconds(800)) == nil)
+            #expect(try db.query("SELECT count(*) AS n FROM match_queue WHERE player_id = \(stayer.id)::uuid")[0].int("n") == 1)
         }
 
         @Test func aZeroWindowSendsEachRequestAtOnce() async throws {

@@ -124,9 +124,17 @@ public struct PGArray: PGEncodable {
                 continue
             }
             bytes.append(UInt8(ascii: "\""))
-            for byte in element.utf8 {
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
-                bytes.append(byte)
+            // Runs between the bytes to escape go in whole: a byte-at-a-time append of every
+            // element was 4 % of the server's samples at human pace (the rounds' event JSON).
+            var text = element
+            text.withUTF8 { utf8 in
+                var start = 0
+                for index in utf8.indices where utf8[index] == UInt8(ascii: "\"") || utf8[index] == UInt8(ascii: "\\") {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                    bytes.append(UInt8(ascii: "\\"))
+                    start = index
+                }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
             }
             bytes.append(UInt8(ascii: "\""))
         }
