@@ -134,6 +134,39 @@ extension ServerTests {
             #expect(try await b.client.request("notifications_seen", ["up_to": id])["data"]?["unseen"] == 0)
         }
 
+        /// With two instances, a game's events reach the player held by the other instance through
+        /// NOTIFY. When progress is granted apart, the end's announcement waits for the grant:
+        /// a profile read on `complete` shows what the game paid, on either instance.
+        @Test func aPlayerOnAnotherInstanceHearsOfTheEndAfterItsProgressIsGranted() async throws {
+            let first = try TestServer.start()
+            defer { first.stop() }
+            let second = try first.another()
+            defer { second.stop() }
+            // Each instance learns of the other from the heartbeats, and then announces.
+            try await Task.sleep(for: .milliseconds(1_500))
+            let a = try await TestPlayer.signUp(first.url)
+            let b = try await TestPlayer.signUp(second.url)
+            _ = try await a.client.request("queue", ["bank": "world-capitals"])
+            _ = try await b.client.request("queue", ["bank": "world-capitals"])
+            guard let started = await a.client.nextEvent("init", timeout: .seconds(10)), let duel = started["duel_id"]?.string,
+                  await b.client.nextEvent("init", timeout: .seconds(10))?["duel_id"]?.string == duel
+            else { throw DuelClientError.timeout("init") }
+            // Each reads their profile as soon as they hear of the end: one of them is held by the
+            // instance that did not end the game.
+            async let bStreak: JSONValue? = {
+                while true {
+                    guard let event = await b.client.next(timeout: .seconds(30)) else { throw DuelClientError.timeout("complete") }
+                    if event["event"] == "complete", event["duel_id"] == .string(duel) { break }
+                }
+                return try await b.client.request("profile")["data"]?["player"]?["streak"]?["current"]
+            }()
+            try await play(first, a, against: b, duel: duel)
+            let aXP = try await a.client.request("profile")["data"]?["player"]?["xp"]
+            // b answered (wrong): the game counts as a streak day for them, granted before the end was heard.
+            #expect(try await bStreak == 1)
+            #expect(aXP == 70)
+        }
+
         /// SIGKILL right after the last answer's completion commits: after a restart, every
         /// grant of that game is there exactly once. The kill lands before the progress settler's
         /// grant (its window is 100 ms), so the restarted server's sweep grants it from the
