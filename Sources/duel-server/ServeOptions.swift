@@ -126,7 +126,7 @@ struct DatabaseOptions: ParsableArguments {
             help: "The longest an input waits, from its arrival, while its duel lane gathers more for a small round, in ms (default 4; 0: never).")
     var laneGatherMs: Double?
     @Option(name: .customLong("progress-gather-ms"),
-            help: "On plain Postgres, the longest an ended game's progress waits to be granted with other games', apart from the duel lanes, in ms (default 100; 0: in the game's own round).")
+            help: "On plain Postgres with one instance, the longest an ended game's progress waits to be granted with other games', apart from the duel lanes, in ms (default 100; 0: in the game's own round).")
     var progressGatherMs: Double?
     @Option(name: .customLong("queue-gather-ms"),
             help: "The longest a queue request waits for others to be written with it in one transaction, in ms (default 20; 0: never).")

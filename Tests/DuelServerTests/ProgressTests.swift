@@ -135,8 +135,8 @@ extension ServerTests {
         }
 
         /// With two instances, a game's events reach the player held by the other instance through
-        /// NOTIFY. When progress is granted apart, the end's announcement waits for the grant:
-        /// a profile read on `complete` shows what the game paid, on either instance.
+        /// NOTIFY, and the progress settler stands aside (its grant would come after the round's
+        /// NOTIFY): a profile read on `complete` shows what the game paid, on either instance.
         @Test func aPlayerOnAnotherInstanceHearsOfTheEndAfterItsProgressIsGranted() async throws {
             let first = try TestServer.start()
             defer { first.stop() }

@@ -59,7 +59,7 @@ public struct ServerConfiguration: Sendable {
         /// The longest an input waits, from its arrival, while its lane gathers more inputs for a
         /// small round, in ms (issue 25; 0: commit at once). See ``GatherWindow``.
         public var laneGatherMs: Double = 4
-        /// On plain Postgres, the longest an ended game's progress (XP, goals,
+        /// On plain Postgres with one instance, the longest an ended game's progress (XP, goals,
         /// achievements, notifications) waits to be granted with other games', in a transaction
         /// apart from the lanes, in ms (issue 25; 0: in the round that ends the game). Its
         /// `complete` waits for it. See ``DuelLanes`` and bench/NOTES.md, item 38.

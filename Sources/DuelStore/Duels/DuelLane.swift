@@ -144,11 +144,12 @@ final class DuelLane: Sendable {
             let outbox = Outbox()
             let unsettled = lane.unsettled
             if shards.groups == 1 {
-                lane.progressApart = settler != nil
+                // Not while other instances run: a game's `complete` is announced by its round's
+                // NOTIFY, which would reach their players before the progress is granted.
+                lane.progressApart = settler != nil && !lane.announces
                 let results = DuelRepository(connection).applyInputs(items, lane: &lane, outbox: outbox)
-                let (owed, payloads) = (lane.owedProgress, lane.heldPayloads)
+                let owed = lane.owedProgress
                 lane.owedProgress = DuelSettlements()
-                lane.heldPayloads = []
                 // The replies of games that owe progress (all their inputs of the round, in order)
                 // wait for the settlement; the rest go now.
                 let owing = Set(owed.duelIDs)
@@ -160,9 +161,7 @@ final class DuelLane: Sendable {
                         completions[index](result)
                     }
                 }
-                if let settler, !owed.isEmpty {
-                    settler.submit(owed, replies: held, payloads: payloads, announces: lane.announces)
-                }
+                if let settler, !owed.isEmpty { settler.submit(owed, replies: held) }
             } else {
                 for group in shardGroups(of: items) {
                     let results = DuelRepository(connection).applyInputs(group.map { items[$0] }, lane: &lane, outbox: outbox)

@@ -15,12 +15,10 @@ public struct DuelLaneState: Sendable {
     /// records wait for the sweep.
     public internal(set) var unsettled = 0
     /// Whether rounds leave the progress of the games they end to the lane's ``ProgressSettler``
-    /// (plain Postgres); set by the lane.
+    /// (plain Postgres, events not announced); set by the lane per round.
     var progressApart = false
     /// What the rounds since the lane last took it recorded for the progress settler.
     var owedProgress = DuelSettlements()
-    /// The announcements of those games, which the settler makes after the grant.
-    var heldPayloads: [String] = []
 
     public init(announces: Bool = true, distributed: Bool = false) {
         self.announces = announces

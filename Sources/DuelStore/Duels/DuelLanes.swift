@@ -43,7 +43,7 @@ public final class DuelLanes: Sendable {
         self.afterBatch = afterBatch
         self.shards = shards
         let settler = progressGatherMs > 0 && !shards.distributed
-            ? ProgressSettler(conninfo: conninfo, origin: origin, windowMs: progressGatherMs, afterBatch: afterBatch, logger: logger)
+            ? ProgressSettler(conninfo: conninfo, windowMs: progressGatherMs, afterBatch: afterBatch, logger: logger)
             : nil
         self.settler = settler
         lanes = (0..<max(1, count)).map {

@@ -26,8 +26,7 @@ extension DuelRepository {
     /// ``DuelLaneState/progressApart``, its record for the progress settler) and departures in
     /// the same pipeline (their statements need nothing back from one another). Rounds that finish a
     /// practice or room game use the locking path (their statements read before they write), and
-    /// so do rounds whose progress notifications another instance must hear, unless the progress
-    /// settler grants (and announces) them. On Citus the
+    /// so do rounds whose progress notifications another instance must hear. On Citus the
     /// locking path is kept too (it writes shard by shard).
     func applyCachedRound(
         _ items: [DuelInputItem], lane: inout DuelLaneState, outbox: Outbox
@@ -41,12 +40,10 @@ extension DuelRepository {
         let before = states.mapValues(\.version)
         let (writes, updates) = Self.run(items, on: &states)
         // Notifications another instance must hear are announced by the outbox's own last
-        // statement, which needs them first: that round takes the locking path, unless the
-        // progress settler grants them.
-        guard writes.fitsOnePipeline, !(lane.announces && writes.grantsProgress && !lane.progressApart) else { return nil }
-        let holding = writes.holding(progressApart: lane.progressApart)
-        let (queries, progressAt) = writes.pipelined(
-            payloads: writes.payloads(for: db, announces: lane.announces, holding: holding), progressApart: lane.progressApart)
+        // statement, which needs them first: that round takes the locking path.
+        guard writes.fitsOnePipeline, !(lane.announces && writes.grantsProgress) else { return nil }
+        let (queries, progressAt) = writes.pipelined(payloads: writes.payloads(for: db, announces: lane.announces),
+                                                     progressApart: lane.progressApart)
         // The duels whose inputs were all refused write nothing: their versions are read, to
         // check the guess.
         let unwritten = before.keys.filter { !writes.writesRow(of: $0) }.sorted()
@@ -61,10 +58,7 @@ extension DuelRepository {
         if let progressAt, let payloads = try? ProgressColumns.payloads(results[check + progressAt]) {
             writes.addNotifications(payloads, announces: false, to: outbox)
         }
-        if lane.progressApart {
-            lane.owedProgress.merge(writes.settlements.owingProgress)
-            lane.heldPayloads += writes.payloads(for: db, announces: lane.announces, holding: holding, held: true)
-        }
+        if lane.progressApart { lane.owedProgress.merge(writes.settlements.owingProgress) }
         var stored: [String: Int] = [:]
         for row in check == 1 ? results[0] : [] {
             if let id = try? row.string("id"), let version = try? row.int("inputs") { stored[id] = version }

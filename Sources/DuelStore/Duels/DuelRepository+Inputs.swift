@@ -36,10 +36,8 @@ extension DuelRepository {
             // (``settlePending(limit:olderThanSeconds:outbox:)``); the round's own commit stands,
             // and its events are announced alone.
             if !owed.isEmpty, !lane.distributed {
-                // Plain Postgres: the round recorded its games' progress for the progress settler,
-                // which announces their events after the grant.
+                // Plain Postgres: the round recorded its games' progress for the progress settler.
                 lane.owedProgress.merge(owed)
-                lane.heldPayloads += heldBack
             } else if !owed.isEmpty {
                 do {
                     try settle(owed, announces: lane.announces, outbox: outbox, payloads: heldBack)

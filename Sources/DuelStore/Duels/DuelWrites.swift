@@ -78,14 +78,12 @@ struct DuelWrites {
     ///
     /// Returns the announcements held back: on Citus, a round that ended games announces its
     /// events only once they are settled (``DuelRepository/settle(_:announces:outbox:payloads:)``),
-    /// so that players held by other instances, too, hear of an end whose ratings are written;
-    /// with `progressApart`, the events of the games that owe progress, for the settler.
+    /// so that players held by other instances, too, hear of an end whose ratings are written.
     @discardableResult
     func write(on connection: PGConnection, now: String? = nil, announces: Bool = true,
                shardByShard: Bool = false, progressApart: Bool = false, outbox: Outbox = Outbox()) throws -> [String] {
         guard !isEmpty else { return [] }
-        let holding = holding(progressApart: progressApart)
-        let payloads = payloads(for: connection, announces: announces, holding: holding)
+        let payloads = payloads(for: connection, announces: announces)
         if shardByShard {
             let record = settlements.recordStatement()
             try writeShardByShard(on: connection, now: now, payloads: record == nil ? payloads : [])
@@ -95,7 +93,7 @@ struct DuelWrites {
         try connection.query(statement(now: now, payloads: payloads))
         try settlements.write(on: connection, announces: announces, outbox: outbox,
                               scope: progressApart ? .allButProgress : .everything)
-        return self.payloads(for: connection, announces: announces, holding: holding, held: true)
+        return []
     }
 
     /// The NOTIFY of announcements' payloads, as a statement of its own.
@@ -136,23 +134,9 @@ struct DuelWrites {
     /// The columns of each table, one array per column, for `unnest`.
     private func column<Row>(_ list: [Row], _ value: (Row) -> String?) -> PGArray { PGArray(list.map(value)) }
 
-    /// The announcements' payloads for `connection` (none unless `announces`), without the
-    /// duels in `holding`, or (`held`) of those alone.
-    ///
-    /// With progress granted apart, `holding` is the games that owe it: their events are
-    /// announced by the settlement that grants it, after the grant, so that another instance's
-    /// player hears of the end after the XP is written, as this instance's do. Nothing follows a
-    /// finished game's events, so holding them back reorders nothing within a duel.
-    func payloads(for connection: PGConnection, announces: Bool, holding: Set<String> = [], held: Bool = false) -> [String] {
-        guard announces else { return [] }
-        let ranges = holding.isEmpty ? (held ? [] : announcements.ranges)
-            : announcements.ranges.filter { holding.contains($0.duelID) == held }
-        return DuelNotification.payloads(origin: connection.notificationOrigin, ranges: ranges)
-    }
-
-    /// The games whose announcements wait for their progress, when it is granted apart.
-    func holding(progressApart: Bool) -> Set<String> {
-        progressApart ? Set(settlements.owingProgress.duelIDs) : []
+    /// The announcements' payloads for `connection` (none unless `announces`).
+    func payloads(for connection: PGConnection, announces: Bool) -> [String] {
+        announces ? DuelNotification.payloads(origin: connection.notificationOrigin, ranges: announcements.ranges) : []
     }
 
     /// The one statement that writes the duel rows, logged inputs, answers and events and

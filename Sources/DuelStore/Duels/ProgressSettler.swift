@@ -4,7 +4,8 @@ import Logging
 import Synchronization
 
 /// Grants the progress of the games the lanes end, beside them (issue 25; docs/ARCHITECTURE.md,
-/// "Settling a finished game"): a thread with a connection of its own, on plain Postgres.
+/// "Settling a finished game"): a thread with a connection of its own, on plain Postgres while
+/// events are not announced.
 ///
 /// At human pace about 40 rounds a second ended a game or two, and each paid `record_progress`'s
 /// fixed cost (about 1 ms of Postgres's time a call, whatever it holds) on the lane's backend,
@@ -15,13 +16,12 @@ import Synchronization
 /// the debts of a short window (or of `maxGames` games), grants them in one transaction that
 /// deletes their records (``DuelRepository/settle(_:announces:outbox:payloads:)``), and only
 /// then runs the held replies, so a game's `complete` reaches its players after its XP is
-/// written, as the web client's end screen expects. With other instances running, the games'
-/// announcements wait too, and go out with the grant's commit.
+/// written, as the web client's end screen expects.
 ///
 /// A crash between the round and the settlement leaves the record, which the sweep settles from
 /// the game's log (``DuelRepository/settlePending(limit:olderThanSeconds:outbox:)``); the delete
 /// makes it once. A failed settlement leaves its records to the sweep the same way, and the
-/// replies and announcements go out anyway: the games' ends are committed.
+/// replies go out anyway: the games' ends are committed.
 final class ProgressSettler: Sendable {
     /// A reply a round held back until its game's progress is granted.
     struct Reply: Sendable {
@@ -32,10 +32,6 @@ final class ProgressSettler: Sendable {
     private struct Waiting {
         var owed = DuelSettlements()
         var replies: [Reply] = []
-        /// The games' announcements (NOTIFY payloads), made with the grant.
-        var payloads: [String] = []
-        /// Whether any of the games was announced (another instance runs).
-        var announces = false
         /// When the oldest waiting debt arrived (monotonic ns).
         var sinceNs: UInt64 = 0
         var closed = false
@@ -46,8 +42,6 @@ final class ProgressSettler: Sendable {
     private let wakeUp = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
     private let conninfo: String
-    /// This instance's name, on the announcements the settlement makes (its own listener skips them).
-    private let origin: String
     private let windowNs: UInt64
     private let maxGames: Int
     private let afterBatch: AfterBatch
@@ -57,9 +51,8 @@ final class ProgressSettler: Sendable {
     ///   - windowMs: the longest a debt waits for others to share its transaction.
     ///   - maxGames: how many games' debts make a settlement due at once.
     ///   - afterBatch: the lanes' hook, run after each settlement's replies (they only queue work).
-    init(conninfo: String, origin: String, windowMs: Double, maxGames: Int = 64, afterBatch: AfterBatch, logger: Logger) {
+    init(conninfo: String, windowMs: Double, maxGames: Int = 64, afterBatch: AfterBatch, logger: Logger) {
         self.conninfo = conninfo
-        self.origin = origin
         windowNs = UInt64(max(0, windowMs) * 1e6)
         self.maxGames = maxGames
         self.afterBatch = afterBatch
@@ -75,12 +68,9 @@ final class ProgressSettler: Sendable {
     /// Settlements made so far (for metrics and tests).
     var settlements: Int { state.withLock { $0.settlements } }
 
-    /// Takes `owed` (games a committed round ended, recorded as owing progress), the replies
-    /// held back for them and their announcements (`payloads`; `announces`: whether other
-    /// instances run). After shutdown the replies run at once, the announcements are dropped
-    /// (the other instances read the games from the tables when their players come back), and the
-    /// records wait for the sweep.
-    func submit(_ owed: DuelSettlements, replies: [Reply], payloads: [String] = [], announces: Bool = false) {
+    /// Takes `owed` (games a committed round ended, recorded as owing progress) and the replies
+    /// held back for them. After shutdown the replies run at once and the records wait for the sweep.
+    func submit(_ owed: DuelSettlements, replies: [Reply]) {
         let nowNs = DispatchTime.now().uptimeNanoseconds
         let (accepted, wake) = state.withLock { waiting -> (Bool, Bool) in
             guard !waiting.closed else { return (false, false) }
@@ -88,8 +78,6 @@ final class ProgressSettler: Sendable {
             if first { waiting.sinceNs = nowNs }
             waiting.owed.merge(owed)
             waiting.replies += replies
-            waiting.payloads += payloads
-            waiting.announces = waiting.announces || announces
             return (true, first || waiting.owed.count >= maxGames)
         }
         if accepted {
@@ -112,22 +100,20 @@ final class ProgressSettler: Sendable {
         var backoff = Backoff()
         while true {
             let nowNs = DispatchTime.now().uptimeNanoseconds
-            let (taken, closed, waitNs) = state.withLock { waiting -> (Waiting?, Bool, UInt64?) in
-                if waiting.owed.isEmpty { return (nil, waiting.closed, nil) }
+            let (owed, replies, closed, waitNs) = state.withLock { waiting -> (DuelSettlements, [Reply], Bool, UInt64?) in
+                if waiting.owed.isEmpty { return (DuelSettlements(), [], waiting.closed, nil) }
                 let dueNs = waiting.sinceNs + windowNs
                 guard waiting.closed || waiting.owed.count >= maxGames || nowNs >= dueNs else {
-                    return (nil, false, dueNs - nowNs)
+                    return (DuelSettlements(), [], false, dueNs - nowNs)
                 }
                 defer {
                     waiting.owed = DuelSettlements()
                     waiting.replies = []
-                    waiting.payloads = []
-                    waiting.announces = false
                     waiting.settlements += 1
                 }
-                return (waiting, waiting.closed, nil)
+                return (waiting.owed, waiting.replies, waiting.closed, nil)
             }
-            guard let taken else {
+            if owed.isEmpty {
                 if closed { break }
                 if let waitNs {
                     _ = wakeUp.wait(timeout: .now() + .nanoseconds(Int(waitNs)))
@@ -139,7 +125,7 @@ final class ProgressSettler: Sendable {
             let outbox = Outbox()
             if connection?.isOpen != true, backoff.mayTry(now: Date()) {
                 do {
-                    connection = try DuelLane.openConnection(conninfo, origin: origin, distributed: false)
+                    connection = try DuelLane.openConnection(conninfo, origin: "", distributed: false)
                     backoff.succeeded()
                 } catch {
                     backoff.failed(now: Date())
@@ -147,16 +133,12 @@ final class ProgressSettler: Sendable {
             }
             do {
                 guard let connection, connection.isOpen else { throw PGError.client("database unavailable") }
-                try DuelRepository(connection).settle(taken.owed, announces: taken.announces, outbox: outbox,
-                                                      payloads: taken.payloads)
+                try DuelRepository(connection).settle(owed, announces: false, outbox: outbox)
             } catch {
                 logger.warning("progress: ended games left to the sweep to settle",
-                               metadata: ["games": "\(taken.owed.count)", "error": "\(error)"])
-                if !taken.payloads.isEmpty, let connection, connection.isOpen {
-                    _ = try? connection.query(DuelWrites.notifyStatement(taken.payloads))
-                }
+                               metadata: ["games": "\(owed.count)", "error": "\(error)"])
             }
-            taken.replies.forEach { $0.completion($0.result) }
+            replies.forEach { $0.completion($0.result) }
             afterBatch.run(outbox)
         }
         connection?.close()
