@@ -65,7 +65,7 @@ final class ProgressSettler: Sendable {
         thread.start()
     }
 
-    /// Settlements made so far (for metrics and tests).
+    /// Settlements made so far (``DuelLanes/Statistics``).
     var settlements: Int { state.withLock { $0.settlements } }
 
     /// Takes `owed` (games a committed round ended, recorded as owing progress) and the replies
