@@ -141,6 +141,12 @@ struct DuelWrites {
 
     /// The one statement that writes the duel rows, logged inputs, answers and events and
     /// announces `payloads` (`now`: see ``write(on:now:announces:shardByShard:progressApart:outbox:)``).
+    ///
+    /// Every insert waits for the `UPDATE` (`locked`): Postgres runs the data-modifying CTEs a
+    /// statement does not read from last one first, so the log rows went in before the duels
+    /// were locked. Two instances' rounds on the same duels (both fire a deadline) then met on
+    /// the log tables' keys in the order of their inputs, not of the duels' ids, and deadlocked
+    /// (bench/NOTES.md, item 39; `WriteLockOrderTests`).
     func statement(now: String?, payloads: [String]) -> SQLQuery {
         let inputAnswers = AnswerColumns(inputs.map { item -> Submission? in
             if case .answer(_, _, let submission, _) = item.input { return submission }
@@ -166,6 +172,7 @@ struct DuelWrites {
                  -- batch writes from it (through the join alone it would update every shard).
                  WHERE d.id = u.id AND d.id = ANY(\(column(rows) { $0.duel })::uuid[])
                 RETURNING 1),
+            locked AS (SELECT count(*) AS n FROM updated),
             logged AS (
                 INSERT INTO duel_inputs (duel_id, n, kind, player_id, question_index, choice, at_ms,
                                          choices, answer_text, answer_number, lag_ms)
@@ -181,6 +188,7 @@ struct DuelWrites {
                               \(PGArray(inputAnswers.number))::float8[], \(column(inputs) { $0.input.lagMs.map { String($0) } })::int[])
                        AS i(duel_id, n, kind, player_id, question_index, choice, at_ms, choices, answer_text,
                             answer_number, lag_ms)
+                 WHERE (SELECT n FROM locked) >= 0
                 RETURNING 1),
             answers AS (
                 INSERT INTO duel_answers (duel_id, question_index, player_id, choice, correct, points, elapsed_ms, answered_at,
@@ -195,6 +203,7 @@ struct DuelWrites {
                               \(PGArray(answerSubmissions.number))::float8[])
                        AS a(duel_id, question_index, player_id, choice, correct, points, elapsed_ms, at_ms, choices,
                             answer_text, answer_number)
+                 WHERE (SELECT n FROM locked) >= 0
                 RETURNING 1),
             events AS (
                 INSERT INTO duel_events (duel_id, seq, kind, at_ms, record)
@@ -202,6 +211,7 @@ struct DuelWrites {
                   FROM unnest(\(column(events) { $0.duelID })::uuid[], \(column(events) { String($0.seq) })::int[], \(column(events) { $0.kind.rawValue })::text[],
                               \(column(events) { String($0.atMs) })::bigint[], \(column(events) { $0.recordJSON })::text[])
                        AS e(duel_id, seq, kind, at_ms, record)
+                 WHERE (SELECT n FROM locked) >= 0
                 RETURNING 1)
             SELECT pg_notify('duel_events', p) FROM unnest(\(PGArray(payloads))::text[]) AS p
             """
