@@ -149,19 +149,23 @@ final class DuelLane: Sendable {
                 lane.progressApart = settler != nil && !lane.announces
                 let results = DuelRepository(connection).applyInputs(items, lane: &lane, outbox: outbox)
                 let owed = lane.owedProgress
-                lane.owedProgress = DuelSettlements()
-                // The replies of games that owe progress (all their inputs of the round, in order)
-                // wait for the settlement; the rest go now.
-                let owing = Set(owed.duelIDs)
-                var held: [ProgressSettler.Reply] = []
-                for (index, result) in zip(items.indices, results) {
-                    if owing.contains(items[index].duelID) {
-                        held.append(ProgressSettler.Reply(completion: completions[index], result: result))
-                    } else {
-                        completions[index](result)
+                if let settler, !owed.isEmpty {
+                    lane.owedProgress = DuelSettlements()
+                    // The replies of games that owe progress (all their inputs of the round, in
+                    // order) wait for the settlement; the rest go now.
+                    let owing = Set(owed.duelIDs)
+                    var held: [ProgressSettler.Reply] = []
+                    for (index, result) in zip(items.indices, results) {
+                        if owing.contains(items[index].duelID) {
+                            held.append(ProgressSettler.Reply(completion: completions[index], result: result))
+                        } else {
+                            completions[index](result)
+                        }
                     }
+                    settler.submit(owed, replies: held)
+                } else {
+                    for (completion, result) in zip(completions, results) { completion(result) }
                 }
-                if let settler, !owed.isEmpty { settler.submit(owed, replies: held) }
             } else {
                 for group in shardGroups(of: items) {
                     let results = DuelRepository(connection).applyInputs(group.map { items[$0] }, lane: &lane, outbox: outbox)
