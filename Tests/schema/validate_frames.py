@@ -106,37 +106,79 @@ INT64 = (-(2**63), 2**63 - 1)
 
 # --- schemas ---------------------------------------------------------------------------
 
+class RememberingValidator:
+    """A validator that remembers its verdict on each instance, by the instance's JSON text.
+
+    The tests run main() hundreds of times on logs that differ from one transcript by a frame
+    or two, and a full log takes seconds to validate (every client frame is tried against the
+    oneOf of every op); a log of the browser tests repeats frames too. The text tells apart
+    whatever the validator could: json.dumps writes 3 and 3.0 (a FloatLiteral), true and 1,
+    differently. Errors are not remembered: they are asked for only of invalid frames, and
+    always computed afresh."""
+
+    def __init__(self, validator: Draft202012Validator):
+        self.validator = validator
+        self._verdicts: dict[str, bool] = {}
+
+    def is_valid(self, instance) -> bool:
+        key = json.dumps(instance)
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            verdict = self._verdicts[key] = self.validator.is_valid(instance)
+        return verdict
+
+    def iter_errors(self, instance):
+        return self.validator.iter_errors(instance)
+
+
+def schema_texts(directory: pathlib.Path) -> tuple[tuple[str, str], ...]:
+    return tuple((path.name, path.read_text(encoding="utf-8")) for path in sorted(directory.glob("*.json")))
+
+
 class Schemas:
     """The schema files of a directory, in one registry, with a validator per pointer."""
 
-    def __init__(self, directory: pathlib.Path = SCHEMA_DIR):
+    # Schemas by directory and file texts, so that main() run again on the same files (the
+    # tests do, hundreds of times) keeps the verdicts its validators remember; a schema file
+    # edited in between makes a new entry, and so new verdicts.
+    _loaded: dict[tuple[str, tuple], "Schemas"] = {}
+
+    @classmethod
+    def load(cls, directory: pathlib.Path = SCHEMA_DIR) -> "Schemas":
+        texts = schema_texts(directory)
+        key = (str(directory.resolve()), texts)
+        if key not in cls._loaded:
+            cls._loaded[key] = cls(directory, texts)
+        return cls._loaded[key]
+
+    def __init__(self, directory: pathlib.Path = SCHEMA_DIR, texts: tuple[tuple[str, str], ...] | None = None):
         self.contents = {}
         resources = []
-        for path in sorted(directory.glob("*.json")):
-            schema = json.loads(path.read_text(encoding="utf-8"))
-            self.contents[path.name] = schema
+        for name, text in schema_texts(directory) if texts is None else texts:
+            schema = json.loads(text)
+            self.contents[name] = schema
             resources.append((schema["$id"], Resource.from_contents(schema, default_specification=DRAFT202012)))
         missing = {"defs.json", "client-message.json", "server-message.json", "replies.json"} - set(self.contents)
         if missing:
             raise SystemExit(f"validate_frames: {directory} lacks {', '.join(sorted(missing))}")
         self.registry = Registry().with_resources(resources)
-        self._validators: dict[str, Draft202012Validator] = {}
+        self._validators: dict[str, RememberingValidator] = {}
         self.ops: list[str] = self.contents["defs.json"]["$defs"]["op"]["enum"]
         self.reply_defs: list[str] = [op for op in self.ops if op in self.contents["replies.json"]["$defs"]]
         self.event_kinds: list[str] = self.contents["defs.json"]["$defs"]["event_kind"]["enum"]
 
-    def validator(self, uri: str) -> Draft202012Validator:
+    def validator(self, uri: str) -> RememberingValidator:
         if uri not in self._validators:
-            self._validators[uri] = Draft202012Validator({"$ref": uri}, registry=self.registry)
+            self._validators[uri] = RememberingValidator(Draft202012Validator({"$ref": uri}, registry=self.registry))
         return self._validators[uri]
 
-    def client(self, pointer: str = "") -> Draft202012Validator:
+    def client(self, pointer: str = "") -> RememberingValidator:
         return self.validator(BASE + "client-message.json" + (f"#/$defs/{pointer}" if pointer else ""))
 
-    def server(self, pointer: str = "") -> Draft202012Validator:
+    def server(self, pointer: str = "") -> RememberingValidator:
         return self.validator(BASE + "server-message.json" + (f"#/$defs/{pointer}" if pointer else ""))
 
-    def reply(self, op: str) -> Draft202012Validator:
+    def reply(self, op: str) -> RememberingValidator:
         return self.validator(BASE + f"replies.json#/$defs/{op}")
 
 
@@ -967,7 +1009,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-failures", type=int, default=50, help="failures to print (default 50)")
     args = parser.parse_args(argv)
 
-    schemas = Schemas(pathlib.Path(args.schema_dir))
+    schemas = Schemas.load(pathlib.Path(args.schema_dir))
     files, missing = frame_files(args.paths)
     checker = Checker(schemas)
     for name in missing:
