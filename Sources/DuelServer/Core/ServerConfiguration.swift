@@ -58,8 +58,8 @@ public struct ServerConfiguration: Sendable {
         public var duelLanes: Int = 1
         /// The longest an input waits, from its arrival, while its lane gathers more inputs for a
         /// small round, in ms (issue 25; 0: commit at once). See ``GatherWindow``. 10, not 4:
-        /// rounds of about eight inputs instead of six cost 13 % less CPU per answer at human
-        /// pace, and the p99s stay where they were (bench/NOTES.md, item 40).
+        /// rounds of about eight inputs instead of six cost 10-13 % less CPU per answer at human
+        /// pace, for p99s 0-3 ms higher and far inside their 20 ms (bench/NOTES.md, item 40).
         public var laneGatherMs: Double = 10
         /// On plain Postgres with one instance, the longest an ended game's progress (XP, goals,
         /// achievements, notifications) waits to be granted with other games', in a transaction
