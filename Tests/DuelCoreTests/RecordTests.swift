@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import DuelCore
 
@@ -94,5 +95,36 @@ import Testing
         #expect(Timestamp.iso8601(ms: 1_763_764_801_123) == "2025-11-21T22:40:01.123Z")
         #expect(Timestamp.iso8601(ms: 951_782_400_000) == "2000-02-29T00:00:00.000Z")
         #expect(Timestamp.iso8601(ms: -1) == "1969-12-31T23:59:59.999Z")
+        #expect(Timestamp.iso8601(ms: -62_135_596_800_000) == "0001-01-01T00:00:00.000Z")
+        // Foundation's formatter as the reference, over 400 years of scattered instants.
+        let reference = ISO8601DateFormatter()
+        reference.formatOptions = [.withInternetDateTime]
+        reference.timeZone = TimeZone(identifier: "UTC")
+        var seconds: Int64 = -5_000_000_000
+        var milli: Int64 = 0
+        while seconds < 7_600_000_000 {
+            let whole = reference.string(from: Date(timeIntervalSince1970: Double(seconds)))
+            let fraction = String(milli + 1000).dropFirst()
+            #expect(Timestamp.iso8601(ms: seconds * 1000 + milli) == whole.dropLast() + "." + fraction + "Z")
+            seconds += 9_876_543
+            milli = (milli + 211) % 1000
+        }
+    }
+
+    /// The envelope is written field by field into one buffer: it says what the same fields as a
+    /// JSON object say, whatever the id holds.
+    @Test func theEnvelopeMatchesItsFieldsAsAnObject() throws {
+        for (duelID, seq, atMs) in [("d-1", 1, Int64(0)), (#"odd "id" \ \n"#, 12, 1_763_764_801_123),
+                                    ("0123abcd-4567-89ef-0123-456789abcdef", 31, 951_782_400_999)] {
+            let record = #"{"state":"question","scores":{"a":3}}"#
+            let text = ServerMessage.duelEvent(kind: .answered, duelID: duelID, seq: seq, atMs: atMs,
+                                               recordJSON: record, serverTimeMs: 1_763_764_801_500)
+            let expected = JSONValue.object([
+                "op": "event", "event": "answered", "table": "duels", "type": "UPDATE", "duel_id": .string(duelID),
+                "seq": .int(Int64(seq)), "commit_timestamp": .string(Timestamp.iso8601(ms: atMs)),
+                "server_time_ms": .int(1_763_764_801_500), "record": try JSONParser.parse(record) as JSONValue,
+            ]).serialized
+            #expect(text == expected)
+        }
     }
 }

@@ -27,14 +27,26 @@ public enum ServerMessage {
     public static func duelEvent(
         kind: DuelEventKind, duelID: String, seq: Int, atMs: Int64, recordJSON: String, serverTimeMs: Int64
     ) -> String {
-        var text = #"{"op":"event","event":"# + JSONValue.string(kind.rawValue).serialized
-        text += #","table":"duels","type":"# + JSONValue.string(kind.changeType).serialized
-        text += #","duel_id":"# + JSONValue.string(duelID).serialized
-        text += #","seq":"# + String(seq)
-        text += #","commit_timestamp":"# + JSONValue.string(Timestamp.iso8601(ms: atMs)).serialized
-        text += #","server_time_ms":"# + String(serverTimeMs)
-        text += #","record":"# + recordJSON + "}"
-        return text
+        // One buffer, written once: every event of every round goes through here on the lws
+        // thread, and a `+` per field made a string per field (bench/NOTES.md, item 41).
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(192 + recordJSON.utf8.count)
+        bytes.append(contentsOf: #"{"op":"event","event":"#.utf8)
+        JSONValue.writeString(kind.rawValue, into: &bytes)
+        bytes.append(contentsOf: #","table":"duels","type":"#.utf8)
+        JSONValue.writeString(kind.changeType, into: &bytes)
+        bytes.append(contentsOf: #","duel_id":"#.utf8)
+        JSONValue.writeString(duelID, into: &bytes)
+        bytes.append(contentsOf: #","seq":"#.utf8)
+        JSONValue.writeInteger(Int64(seq), into: &bytes)
+        bytes.append(contentsOf: #","commit_timestamp":""#.utf8)
+        Timestamp.writeISO8601(ms: atMs, into: &bytes)
+        bytes.append(contentsOf: #"","server_time_ms":"#.utf8)
+        JSONValue.writeInteger(serverTimeMs, into: &bytes)
+        bytes.append(contentsOf: #","record":"#.utf8)
+        bytes.append(contentsOf: recordJSON.utf8)
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The same, from an engine event.
@@ -83,14 +95,30 @@ public enum ServerMessage {
 public enum Timestamp {
     /// `2026-11-21T22:40:01.123Z`
     public static func iso8601(ms: Int64) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        writeISO8601(ms: ms, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The same text, appended to `output`.
+    static func writeISO8601(ms: Int64, into output: inout [UInt8]) {
         let (daysSinceEpoch, msOfDay) = floorDivMod(ms, 86_400_000)
         let (year, month, day) = civilDate(daysSinceEpoch: daysSinceEpoch)
-        let hour = msOfDay / 3_600_000
-        let minute = msOfDay / 60_000 % 60
-        let second = msOfDay / 1_000 % 60
-        let milli = msOfDay % 1_000
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(hour, 2) + ":"
-            + pad(minute, 2) + ":" + pad(second, 2) + "." + pad(milli, 3) + "Z"
+        pad(year, 4, into: &output)
+        output.append(UInt8(ascii: "-"))
+        pad(month, 2, into: &output)
+        output.append(UInt8(ascii: "-"))
+        pad(day, 2, into: &output)
+        output.append(UInt8(ascii: "T"))
+        pad(msOfDay / 3_600_000, 2, into: &output)
+        output.append(UInt8(ascii: ":"))
+        pad(msOfDay / 60_000 % 60, 2, into: &output)
+        output.append(UInt8(ascii: ":"))
+        pad(msOfDay / 1_000 % 60, 2, into: &output)
+        output.append(UInt8(ascii: "."))
+        pad(msOfDay % 1_000, 3, into: &output)
+        output.append(UInt8(ascii: "Z"))
     }
 
     private static func floorDivMod(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
@@ -111,8 +139,12 @@ public enum Timestamp {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let text = String(value)
-        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    /// `value` in decimal, with zeros in front to `width` digits.
+    private static func pad(_ value: Int64, _ width: Int, into output: inout [UInt8]) {
+        var digits = 1
+        var rest = value / 10
+        while rest != 0 { digits += 1; rest /= 10 }
+        if value >= 0, digits < width { output.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - digits)) }
+        JSONValue.writeInteger(value, into: &output)
     }
 }

@@ -55,8 +55,8 @@ public struct DuelRepository {
         var created: [(update: DuelUpdate, duel: Duel)] = []
         var writes = DuelWrites()
         var rows: (ids: [String?], a: [String?], b: [String?], more: [String?], states: [String?], bases: [String?],
-                   seqs: [String?], deadlines: [String?], opened: [String?]) = ([], [], [], [], [], [], [], [], [])
-        var questionRows: (duels: [String?], indexes: [String?], questions: [String?]) = ([], [], [])
+                   seqs: [Int?], deadlines: [Int64?], opened: [Int?]) = ([], [], [], [], [], [], [], [], [])
+        var questionRows: (duels: [String?], indexes: [Int?], questions: [Int64?]) = ([], [], [])
         let encoder = JSONEncoder()
         let draws = try questionSets
             ?? QuizRepository(db).drawQuestionSets(bankID: bankID, count: configuration.questionCount, sets: games.count)
@@ -78,13 +78,13 @@ public struct DuelRepository {
             rows.more.append(game.count > 2 ? "{" + game[2...].joined(separator: ",") + "}" : nil)
             rows.states.append(duel.phase.rawValue)
             rows.bases.append(String(decoding: try encoder.encode(duel), as: UTF8.self))
-            rows.seqs.append(String(duel.seq))
-            rows.deadlines.append(duel.nextDeadlineMs.map { String($0) })
-            rows.opened.append(String(duel.rounds.count))
+            rows.seqs.append(duel.seq)
+            rows.deadlines.append(duel.nextDeadlineMs)
+            rows.opened.append(duel.rounds.count)
             for (index, question) in duel.questions.enumerated() {
                 questionRows.duels.append(id)
-                questionRows.indexes.append(String(index))
-                questionRows.questions.append(String(question.id))
+                questionRows.indexes.append(index)
+                questionRows.questions.append(question.id)
             }
             let events = writes.add(step.events, duelID: id, players: game, announce: announce(game))
             created.append((DuelUpdate(
@@ -97,10 +97,10 @@ public struct DuelRepository {
                                    next_deadline_ms, questions_opened, mode, room_id, rematch_of)
                 SELECT d.id, \(bankID), d.a, d.b, d.more::uuid[], d.state, d.base::json, d.seq, d.deadline, d.opened,
                        \(mode.rawValue), \(roomID)::bigint, \(rematchOf)::uuid
-                  FROM unnest(\(PGArray(rows.ids))::uuid[], \(PGArray(rows.a))::uuid[], \(PGArray(rows.b))::uuid[],
-                              \(PGArray(rows.more))::text[],
-                              \(PGArray(rows.states))::text[], \(PGArray(rows.bases))::text[], \(PGArray(rows.seqs))::int[],
-                              \(PGArray(rows.deadlines))::bigint[], \(PGArray(rows.opened))::int[])
+                  FROM unnest(\(.uuids(rows.ids))::uuid[], \(.uuids(rows.a))::uuid[], \(.uuids(rows.b))::uuid[],
+                              \(.texts(rows.more))::text[],
+                              \(.texts(rows.states))::text[], \(.texts(rows.bases))::text[], \(.ints(rows.seqs))::int[],
+                              \(.bigints(rows.deadlines))::bigint[], \(.ints(rows.opened))::int[])
                        AS d(id, a, b, more, state, base, seq, deadline, opened)
                 RETURNING id, player_a, player_b, more_players),
             -- A player's quiz counts its games for the catalog (issue 13); an operator's bank
@@ -119,8 +119,8 @@ public struct DuelRepository {
             """)
         try db.query("""
             INSERT INTO duel_questions (duel_id, question_index, question_id)
-            SELECT * FROM unnest(\(PGArray(questionRows.duels))::uuid[], \(PGArray(questionRows.indexes))::int[],
-                                 \(PGArray(questionRows.questions))::bigint[])
+            SELECT * FROM unnest(\(.uuids(questionRows.duels))::uuid[], \(.ints(questionRows.indexes))::int[],
+                                 \(.bigints(questionRows.questions))::bigint[])
             """)
         try writes.write(on: db)
         return created

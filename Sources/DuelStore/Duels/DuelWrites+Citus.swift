@@ -10,22 +10,20 @@ import DuelCore
 extension DuelWrites {
     func writeShardByShard(on connection: PGConnection, now: String?, payloads: [String]) throws {
         if !rows.isEmpty {
-            func column(_ value: ((duel: String, row: DuelStep.Row, version: Int)) -> String?) -> PGArray {
-                PGArray(rows.map(value))
-            }
+            let duelIDs = PGBinaryArray.uuids(rows.map { $0.duel })
             try connection.query("""
                 UPDATE duels d
                    SET state = u.state, last_seq = u.last_seq, next_deadline_ms = u.next_deadline_ms,
                        inputs = u.inputs, questions_opened = u.questions_opened,
                        finished_at = CASE WHEN u.state = 'finished' THEN \(now)::timestamptz END,
                        winner = u.winner::uuid, finish_reason = u.finish_reason
-                  FROM unnest(\(column { $0.duel })::uuid[], \(column { $0.row.phase.rawValue })::text[],
-                              \(column { String($0.row.lastSeq) })::int[],
-                              \(column { $0.row.nextDeadlineMs.map { String($0) } })::bigint[],
-                              \(column { String($0.version) })::int[], \(column { String($0.row.questionsOpened) })::int[],
-                              \(column { $0.row.result?.winnerAccount })::text[], \(column { $0.row.result?.reason.rawValue })::text[])
+                  FROM unnest(\(duelIDs)::uuid[], \(.texts(rows.map { $0.row.phase.rawValue }))::text[],
+                              \(.ints(rows.map { $0.row.lastSeq }))::int[], \(.bigints(rows.map { $0.row.nextDeadlineMs }))::bigint[],
+                              \(.ints(rows.map { $0.version }))::int[], \(.ints(rows.map { $0.row.questionsOpened }))::int[],
+                              \(.texts(rows.map { $0.row.result?.winnerAccount }))::text[],
+                              \(.texts(rows.map { $0.row.result?.reason.rawValue }))::text[])
                        AS u(id, state, last_seq, next_deadline_ms, inputs, questions_opened, winner, finish_reason)
-                 WHERE d.id = u.id AND d.id = ANY(\(column { $0.duel })::uuid[])
+                 WHERE d.id = u.id AND d.id = ANY(\(duelIDs)::uuid[])
                 """)
         }
         if !inputs.isEmpty {
@@ -44,8 +42,8 @@ extension DuelWrites {
                     var index: String?
                     if case .answer(_, let question, _, _) = item.input { index = String(question) }
                     return [item.duel, String(item.n), item.input.kind.rawValue, item.input.player, index,
-                            submissions.choice[i], String(item.input.atMs), submissions.choices[i],
-                            submissions.text[i], submissions.number[i], item.input.lagMs.map { String($0) }]
+                            submissions.choice[i].map(String.init), String(item.input.atMs), submissions.choices[i],
+                            submissions.text[i], submissions.number[i].map { String($0) }, item.input.lagMs.map { String($0) }]
                 }))
         }
         if !answers.isEmpty {
@@ -58,9 +56,9 @@ extension DuelWrites {
                           ("choices", "?::int[]"), ("answer_text", "?"), ("answer_number", "?::float8")],
                 rows: answers.indices.map { i in
                     let (duel, new) = answers[i]
-                    return [duel, String(new.questionIndex), new.answer.player, submissions.choice[i],
+                    return [duel, String(new.questionIndex), new.answer.player, submissions.choice[i].map(String.init),
                             new.answer.correct ? "t" : "f", String(new.answer.points), String(new.elapsedMs),
-                            String(new.answer.atMs), submissions.choices[i], submissions.text[i], submissions.number[i]]
+                            String(new.answer.atMs), submissions.choices[i], submissions.text[i], submissions.number[i].map { String($0) }]
                 }))
         }
         if !events.isEmpty {

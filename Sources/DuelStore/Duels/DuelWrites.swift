@@ -98,7 +98,7 @@ struct DuelWrites {
 
     /// The NOTIFY of announcements' payloads, as a statement of its own.
     static func notifyStatement(_ payloads: [String]) -> SQLQuery {
-        "SELECT pg_notify('duel_events', p) FROM unnest(\(PGArray(payloads))::text[]) AS p"
+        "SELECT pg_notify('duel_events', p) FROM unnest(\(PGBinaryArray.texts(payloads))::text[]) AS p"
     }
 
     /// Whether the whole write is statements that need nothing back from one another, so that one
@@ -131,9 +131,6 @@ struct DuelWrites {
         settlements.addNotifications(payloads, announces: announces, to: outbox)
     }
 
-    /// The columns of each table, one array per column, for `unnest`.
-    private func column<Row>(_ list: [Row], _ value: (Row) -> String?) -> PGArray { PGArray(list.map(value)) }
-
     /// The announcements' payloads for `connection` (none unless `announces`).
     func payloads(for connection: PGConnection, announces: Bool) -> [String] {
         announces ? DuelNotification.payloads(origin: connection.notificationOrigin, ranges: announcements.ranges) : []
@@ -157,6 +154,7 @@ struct DuelWrites {
         // (``DuelRepository/applyCachedRound(_:lane:outbox:)``), and two instances' rounds must
         // still lock shared duels in one order.
         let rows = rows.sorted { $0.duel < $1.duel }
+        let duelIDs = PGBinaryArray.uuids(rows.map { $0.duel })
         return """
             WITH updated AS (
                 UPDATE duels d
@@ -164,13 +162,14 @@ struct DuelWrites {
                        inputs = u.inputs, questions_opened = u.questions_opened,
                        finished_at = CASE WHEN u.state = 'finished' THEN \(now)::timestamptz END,
                        winner = u.winner::uuid, finish_reason = u.finish_reason
-                  FROM unnest(\(column(rows) { $0.duel })::uuid[], \(column(rows) { $0.row.phase.rawValue })::text[], \(column(rows) { String($0.row.lastSeq) })::int[],
-                              \(column(rows) { $0.row.nextDeadlineMs.map { String($0) } })::bigint[], \(column(rows) { String($0.version) })::int[],
-                              \(column(rows) { String($0.row.questionsOpened) })::int[], \(column(rows) { $0.row.result?.winnerAccount })::text[], \(column(rows) { $0.row.result?.reason.rawValue })::text[])
+                  FROM unnest(\(duelIDs)::uuid[], \(.texts(rows.map { $0.row.phase.rawValue }))::text[], \(.ints(rows.map { $0.row.lastSeq }))::int[],
+                              \(.bigints(rows.map { $0.row.nextDeadlineMs }))::bigint[], \(.ints(rows.map { $0.version }))::int[],
+                              \(.ints(rows.map { $0.row.questionsOpened }))::int[], \(.texts(rows.map { $0.row.result?.winnerAccount }))::text[],
+                              \(.texts(rows.map { $0.row.result?.reason.rawValue }))::text[])
                        AS u(id, state, last_seq, next_deadline_ms, inputs, questions_opened, winner, finish_reason)
                  -- The ids again as a filter of `duels` itself: Citus finds the one shard a lane's
                  -- batch writes from it (through the join alone it would update every shard).
-                 WHERE d.id = u.id AND d.id = ANY(\(column(rows) { $0.duel })::uuid[])
+                 WHERE d.id = u.id AND d.id = ANY(\(duelIDs)::uuid[])
                 RETURNING 1),
             locked AS (SELECT count(*) AS n FROM updated),
             logged AS (
@@ -178,14 +177,15 @@ struct DuelWrites {
                                          choices, answer_text, answer_number, lag_ms)
                 SELECT i.duel_id, i.n, i.kind, i.player_id, i.question_index, i.choice, i.at_ms,
                        i.choices::int[], i.answer_text, i.answer_number, i.lag_ms
-                  FROM unnest(\(column(inputs) { $0.duel })::uuid[], \(column(inputs) { String($0.n) })::int[], \(column(inputs) { $0.input.kind.rawValue })::text[],
-                              \(column(inputs) { $0.input.player })::uuid[], \(column(inputs) { item -> String? in
-                                  if case .answer(_, let index, _, _) = item.input { return String(index) }
+                  FROM unnest(\(.uuids(inputs.map { $0.duel }))::uuid[], \(.ints(inputs.map { $0.n }))::int[],
+                              \(.texts(inputs.map { $0.input.kind.rawValue }))::text[], \(.uuids(inputs.map { $0.input.player }))::uuid[],
+                              \(.ints(inputs.map { item -> Int? in
+                                  if case .answer(_, let index, _, _) = item.input { return index }
                                   return nil
-                              })::int[],
-                              \(PGArray(inputAnswers.choice))::int[], \(column(inputs) { String($0.input.atMs) })::bigint[],
-                              \(PGArray(inputAnswers.choices))::text[], \(PGArray(inputAnswers.text))::text[],
-                              \(PGArray(inputAnswers.number))::float8[], \(column(inputs) { $0.input.lagMs.map { String($0) } })::int[])
+                              }))::int[],
+                              \(.ints(inputAnswers.choice))::int[], \(.bigints(inputs.map { $0.input.atMs }))::bigint[],
+                              \(.texts(inputAnswers.choices))::text[], \(.texts(inputAnswers.text))::text[],
+                              \(.float8s(inputAnswers.number))::float8[], \(.ints(inputs.map { $0.input.lagMs.map { Int($0) } }))::int[])
                        AS i(duel_id, n, kind, player_id, question_index, choice, at_ms, choices, answer_text,
                             answer_number, lag_ms)
                  WHERE (SELECT n FROM locked) >= 0
@@ -195,12 +195,12 @@ struct DuelWrites {
                                           choices, answer_text, answer_number)
                 SELECT a.duel_id, a.question_index, a.player_id, a.choice, a.correct, a.points, a.elapsed_ms,
                        to_timestamp(a.at_ms / 1000.0), a.choices::int[], a.answer_text, a.answer_number
-                  FROM unnest(\(column(answers) { $0.duel })::uuid[], \(column(answers) { String($0.new.questionIndex) })::int[],
-                              \(column(answers) { $0.new.answer.player })::uuid[], \(PGArray(answerSubmissions.choice))::int[],
-                              \(column(answers) { $0.new.answer.correct ? "t" : "f" })::boolean[], \(column(answers) { String($0.new.answer.points) })::int[],
-                              \(column(answers) { String($0.new.elapsedMs) })::int[], \(column(answers) { String($0.new.answer.atMs) })::bigint[],
-                              \(PGArray(answerSubmissions.choices))::text[], \(PGArray(answerSubmissions.text))::text[],
-                              \(PGArray(answerSubmissions.number))::float8[])
+                  FROM unnest(\(.uuids(answers.map { $0.duel }))::uuid[], \(.ints(answers.map { $0.new.questionIndex }))::int[],
+                              \(.uuids(answers.map { $0.new.answer.player }))::uuid[], \(.ints(answerSubmissions.choice))::int[],
+                              \(.booleans(answers.map { $0.new.answer.correct }))::boolean[], \(.ints(answers.map { $0.new.answer.points }))::int[],
+                              \(.ints(answers.map { Int($0.new.elapsedMs) }))::int[], \(.bigints(answers.map { $0.new.answer.atMs }))::bigint[],
+                              \(.texts(answerSubmissions.choices))::text[], \(.texts(answerSubmissions.text))::text[],
+                              \(.float8s(answerSubmissions.number))::float8[])
                        AS a(duel_id, question_index, player_id, choice, correct, points, elapsed_ms, at_ms, choices,
                             answer_text, answer_number)
                  WHERE (SELECT n FROM locked) >= 0
@@ -208,12 +208,13 @@ struct DuelWrites {
             events AS (
                 INSERT INTO duel_events (duel_id, seq, kind, at_ms, record)
                 SELECT e.duel_id, e.seq, e.kind, e.at_ms, e.record::json
-                  FROM unnest(\(column(events) { $0.duelID })::uuid[], \(column(events) { String($0.seq) })::int[], \(column(events) { $0.kind.rawValue })::text[],
-                              \(column(events) { String($0.atMs) })::bigint[], \(column(events) { $0.recordJSON })::text[])
+                  FROM unnest(\(.uuids(events.map { $0.duelID }))::uuid[], \(.ints(events.map { $0.seq }))::int[],
+                              \(.texts(events.map { $0.kind.rawValue }))::text[], \(.bigints(events.map { $0.atMs }))::bigint[],
+                              \(.texts(events.map { $0.recordJSON }))::text[])
                        AS e(duel_id, seq, kind, at_ms, record)
                  WHERE (SELECT n FROM locked) >= 0
                 RETURNING 1)
-            SELECT pg_notify('duel_events', p) FROM unnest(\(PGArray(payloads))::text[]) AS p
+            SELECT pg_notify('duel_events', p) FROM unnest(\(PGBinaryArray.texts(payloads))::text[]) AS p
             """
     }
 }

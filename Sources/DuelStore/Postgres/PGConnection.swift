@@ -65,8 +65,8 @@ public final class PGConnection {
     public func query(_ query: SQLQuery) throws(PGError) -> [PGRow] {
         guard let handle else { throw .client("database unavailable") }
         let name = try statementName(for: query, handle: handle)
-        let result = Self.withCStrings(query.binds) { pointers in
-            PQexecPrepared(handle, name, Int32(pointers.count), pointers, nil, nil, 0)
+        let result = Self.withParameters(query.binds) { values, lengths, formats in
+            PQexecPrepared(handle, name, Int32(query.binds.count), values, lengths, formats, 0)
         }
         defer { PQclear(result) }
         try check(result, handle: handle)
@@ -90,8 +90,8 @@ public final class PGConnection {
         var failure: PGError?
         var results: [[PGRow]] = []
         for (query, name) in zip(queries, names) where failure == nil {
-            let sent = Self.withCStrings(query.binds) { pointers in
-                PQsendQueryPrepared(handle, name, Int32(pointers.count), pointers, nil, nil, 0)
+            let sent = Self.withParameters(query.binds) { values, lengths, formats in
+                PQsendQueryPrepared(handle, name, Int32(query.binds.count), values, lengths, formats, 0)
             }
             if sent != 1 { failure = .client(String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines) }
         }
@@ -228,16 +228,41 @@ public final class PGConnection {
         }
     }
 
-    /// Calls `body` with NUL-terminated copies of `binds` (nil for NULL) that live for the call.
-    private static func withCStrings<R>(_ binds: [PGValue], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    /// Calls `body` with libpq's three parameter arrays: the values (NUL-terminated copies of the
+    /// text ones, nil for NULL), and when any value is binary, every value's length and format
+    /// (1 for binary); otherwise those two are nil, as libpq reads all-text parameters. The
+    /// copies live for the call.
+    private static func withParameters<R>(
+        _ binds: [PGValue],
+        _ body: ([UnsafePointer<CChar>?], UnsafePointer<Int32>?, UnsafePointer<Int32>?) -> R
+    ) -> R {
+        var anyBinary = false
         let copies = binds.map { bind -> UnsafeMutablePointer<CChar>? in
             switch bind {
-            case .null: nil
-            case .text(let text): strdup(text)
+            case .null: return nil
+            case .text(let text): return strdup(text)
+            case .binary(let bytes):
+                anyBinary = true
+                // One byte more, so an empty value still has an address of its own.
+                let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+                bytes.withUnsafeBytes { raw in
+                    if let base = raw.baseAddress { UnsafeMutableRawPointer(copy).copyMemory(from: base, byteCount: raw.count) }
+                }
+                return copy
             }
         }
-        defer { copies.forEach { free($0) } }
-        return body(copies.map { $0.map { UnsafePointer($0) } })
+        defer {
+            for (bind, copy) in zip(binds, copies) {
+                if case .binary = bind { copy?.deallocate() } else { free(copy) }
+            }
+        }
+        let values = copies.map { $0.map { UnsafePointer($0) } }
+        guard anyBinary else { return body(values, nil, nil) }
+        let lengths = binds.map { bind -> Int32 in if case .binary(let bytes) = bind { Int32(bytes.count) } else { 0 } }
+        let formats = binds.map { bind -> Int32 in if case .binary = bind { 1 } else { 0 } }
+        return lengths.withUnsafeBufferPointer { lengths in
+            formats.withUnsafeBufferPointer { formats in body(values, lengths.baseAddress, formats.baseAddress) }
+        }
     }
 }
 

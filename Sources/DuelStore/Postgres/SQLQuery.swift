@@ -44,6 +44,12 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
             sql += "$\(binds.count)"
         }
 
+        /// A binary array, so that a statement can name its builder alone: `\(.uuids(ids))::uuid[]`.
+        public mutating func appendInterpolation(_ value: PGBinaryArray) {
+            binds.append(value.pgValue)
+            sql += "$\(binds.count)"
+        }
+
         /// Trusted SQL text, inserted as is.
         public mutating func appendInterpolation(unsafeRaw text: String) {
             sql += text
@@ -51,10 +57,12 @@ public struct SQLQuery: Sendable, ExpressibleByStringInterpolation {
     }
 }
 
-/// A bind parameter in libpq's text format.
+/// A bind parameter: text (the type's input function reads it), or bytes in the type's binary
+/// format (its receive function reads them; ``PGBinaryArray``).
 public enum PGValue: Sendable, Equatable {
     case null
     case text(String)
+    case binary([UInt8])
 }
 
 /// Values that can be bound as query parameters.
