@@ -115,6 +115,10 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
             connection.sendWritten()
         case .playing:
             // Give the duel up so the opponent is not left waiting for deadlines.
+            if let duel = player.duel {
+                stats.unfinished(duel: String(decoding: duel.id, as: UTF8.self), lastSeq: duel.rules.lastSeq,
+                                 answeredIndex: duel.answeredIndex, silentMicros: nowMicros() - min(duel.lastFrameAt, nowMicros()))
+            }
             guard let duel = player.leave() else { return finish() }
             phase = .leaving
             let ref = reserveRef(.forfeitAtEnd, timeoutMicros: 5_000_000)

@@ -78,9 +78,18 @@ public final class BotStats: Sendable {
     let state = Mutex(State())
     /// The duels counted, and the shares that keep `--duels` exact.
     let tally: DuelTally
+    /// The duels bots were still playing when the run ended (their ids, the last seq seen, the
+    /// last question answered, and how long since their last frame), so that a run that ran
+    /// to its deadline says which games never completed.
+    private let unfinished = Mutex<[String]>([])
 
     public init(duelTarget: Int? = nil) {
         tally = DuelTally(target: duelTarget)
+    }
+
+    /// A bot was still playing `duel` when the run ended.
+    func unfinished(duel: String, lastSeq: Int, answeredIndex: Int, silentMicros: UInt64) {
+        unfinished.withLock { $0.append("\(duel) seq=\(lastSeq) answered=\(answeredIndex) silent_ms=\(silentMicros / 1_000)") }
     }
 
     /// From now on latencies are also recorded in the report's `steady` figures.
@@ -124,6 +133,7 @@ public final class BotStats: Sendable {
     public func report(configuration: BotConfiguration, elapsed: Double, cpuMicrosPerAnswer: Double? = nil) -> JSONValue {
         let duels = tally.counted
         let pastTarget = tally.pastTarget
+        let unfinished = unfinished.withLock { $0.sorted() }
         return state.withLock { s in
             func summary(_ h: Histogram<UInt64>) -> JSONValue {
                 func ms(_ us: UInt64) -> JSONValue { .double((Double(us) / 10).rounded() / 100) }
@@ -161,6 +171,10 @@ public final class BotStats: Sendable {
                 "cpu_us_per_answer": cpuMicrosPerAnswer.map { .double(($0 * 10).rounded() / 10) } ?? .null,
                 "acknowledged_answers": .number(s.acknowledged.count),
                 "reconnects": .number(s.reconnects),
+                "unfinished_at_end": .object([
+                    "count": .number(unfinished.count),
+                    "sample": .array(unfinished.prefix(10).map { .string($0) }),
+                ]),
                 "races": configuration.farDelayMs > 0 ? .object([
                     "far_delay_ms": .number(configuration.farDelayMs),
                     "far_wins": .number(s.races.farWins), "near_wins": .number(s.races.nearWins),

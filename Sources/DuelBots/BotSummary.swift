@@ -11,8 +11,8 @@ import DuelCore
 ///     latency:    match p50 11.2 p99 40.1 ms; answer reply p50 1.2 p99 4.8 ms; ...
 ///     cpu:        63.8 µs per answer
 ///
-/// `expected refusals:` (answers that lost a race, the stop crossing a match) and
-/// `reconnects:` appear only when there were some.
+/// `expected refusals:` (answers that lost a race, the stop crossing a match), `reconnects:`
+/// and `unfinished:` (games the run's end cut off) appear only when there were some.
 public enum BotSummary {
     public static func text(_ report: JSONValue) -> String {
         lines(report).joined(separator: "\n")
@@ -35,6 +35,9 @@ public enum BotSummary {
         let seconds = report["seconds"].flatMap(number).map(format) ?? "?"
         lines.append("elapsed:    \(seconds) s, \(int("bots")) bots")
         if int("reconnects") > 0 { lines.append("reconnects: \(int("reconnects"))") }
+        if let unfinished = report["unfinished_at_end"]?["count"]?.integer, unfinished > 0 {
+            lines.append("unfinished: \(unfinished) games still played at the end")
+        }
         let latencies = [
             ("match", "time_to_match"), ("answer reply", "answer_to_reply"),
             ("opponent saw answer", "answer_to_opponent_answered"), ("reveal lateness", "reveal_lateness"),

@@ -60,6 +60,21 @@ import Testing
         ])
     }
 
+    /// A run that ends while bots still play says which games it cut off (a run with a duel
+    /// target that ran to its deadline names the games that never completed).
+    @Test func gamesStillPlayedAtTheEndAreListed() {
+        let stats = BotStats(duelTarget: 2)
+        stats.unfinished(duel: "b-duel", lastSeq: 7, answeredIndex: 2, silentMicros: 1_500_000)
+        stats.unfinished(duel: "a-duel", lastSeq: 30, answeredIndex: 9, silentMicros: 20_000_000)
+        let report = stats.report(configuration: BotConfiguration(), elapsed: 45)
+        #expect(report["unfinished_at_end"] == .object([
+            "count": 2,
+            "sample": .array(["a-duel seq=30 answered=9 silent_ms=20000", "b-duel seq=7 answered=2 silent_ms=1500"]),
+        ]))
+        #expect(BotSummary.lines(report).contains("unfinished: 2 games still played at the end"))
+        #expect(!BotSummary.lines(BotStats().report(configuration: BotConfiguration(), elapsed: 1)).contains { $0.hasPrefix("unfinished") })
+    }
+
     /// A run without a target, errors or latencies still says so in plain words.
     @Test func summaryOfAnEmptyRun() {
         let config = BotConfiguration()

@@ -338,6 +338,16 @@ enum CitusCluster {
                 "only the player who answered is paid")
         let me = try await a.client.request("profile")
         #expect((me["data"]?["player"]?["xp"]?.integer ?? 0) > 0)
+        // Its first game earned `a` an achievement, granted on the cluster (grant_achievements'
+        // INSERT ... SELECT through the coordinator) and delivered live.
+        let isFirstGame = { (event: JSONValue) in
+            event["event"] == "notification" && event["record"]?["data"]?["code"] == "first_game"
+        }
+        var granted = a.client.transcript.contains { (try? JSONParser.parse($0)).map(isFirstGame) ?? false }
+        while !granted, let event = await a.client.nextEvent("notification", timeout: .seconds(5)) {
+            granted = isFirstGame(event)
+        }
+        #expect(granted)
     }
 
     /// Two instances on the cluster, 40 players queued on each: every player is paired exactly once.

@@ -6,7 +6,7 @@ RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
                               'created_at', to_char(p_created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
 $$;
 
--- The same for a row (notify_player's, on the coordinator).
+-- The same for a row, for operators' SQL on the coordinator.
 CREATE OR REPLACE FUNCTION notification_json(n notifications) RETURNS jsonb LANGUAGE sql STABLE AS $$
     SELECT notification_json(n.id, n.kind, n.data, n.created_at)
 $$;

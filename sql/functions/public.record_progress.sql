@@ -41,7 +41,9 @@ DECLARE
     v_progress player_progress;
     v_had text[];
     v_codes text[];
-    v_code text;
+    -- The achievements the games earned, granted together at the end (grant_achievements).
+    v_grant_players uuid[] := '{}';
+    v_grant_codes text[] := '{}';
     v_rating double precision;
     v_learned_now integer;
     v_question bigint;
@@ -159,10 +161,11 @@ BEGIN
         END IF;
     END LOOP;
 
-    -- Achievements these games may have earned (each granted once: grant_achievement), from the
-    -- facts that paid (first_place and won as counted above), a game at a time: on Citus the
-    -- game's row, the player's progress and achievements sit on the player's shard, and a rival's
-    -- rating (giant_slayer) on the rival's, which one statement could not join.
+    -- Achievements these games may have earned, from the facts that paid (first_place and won as
+    -- counted above), judged a game at a time: on Citus the game's row, the player's progress and
+    -- achievements sit on the player's shard, and a rival's rating (giant_slayer) on the rival's,
+    -- which one statement could not join. They are granted together after the loop (each once:
+    -- grant_achievements, which also skips one a player already holds).
     FOR r IN
         SELECT b.* FROM unnest(p_duels, p_players) AS k(duel_id, player_id)
          CROSS JOIN LATERAL (SELECT * FROM game_progress b
@@ -209,9 +212,8 @@ BEGIN
             SELECT sum(g.learned) >= 20 FROM game_progress g WHERE g.player_id = r.player_id) THEN
             v_codes := v_codes || 'learned_20'::text;
         END IF;
-        FOREACH v_code IN ARRAY v_codes LOOP
-            v_out := v_out || grant_achievement(r.player_id, v_code, false);
-        END LOOP;
+        v_grant_players := v_grant_players || array_fill(r.player_id, ARRAY[cardinality(v_codes)]);
+        v_grant_codes := v_grant_codes || v_codes;
     END LOOP;
 
     -- A quiz played by 10 other players: its owner's, whoever played it last. Only players'
@@ -223,9 +225,11 @@ BEGIN
         IF NOT EXISTS (SELECT 1 FROM player_achievements pa WHERE pa.player_id = r.owner_id AND pa.code = 'quiz_played_10')
            AND (SELECT count(DISTINCT g.player_id) FROM game_progress g
                  WHERE g.bank_id = r.id AND g.player_id <> r.owner_id) >= 10 THEN
-            v_out := v_out || grant_achievement(r.owner_id, 'quiz_played_10', false);
+            v_grant_players := v_grant_players || r.owner_id;
+            v_grant_codes := v_grant_codes || 'quiz_played_10'::text;
         END IF;
     END LOOP;
+    v_out := v_out || grant_achievements(v_grant_players, v_grant_codes);
     RETURN QUERY SELECT p FROM unnest(v_out) AS p WHERE p IS NOT NULL;
 END
 $$;
