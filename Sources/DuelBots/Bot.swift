@@ -102,6 +102,11 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
     /// The run is over (its deadline, or the fleet's duel count): leave the queue, duel or room
     /// the bot is in, so that nobody is left waiting for it, and finish on the reply.
     private func runEnded() {
+        // A game still played is reported, in a room too (``BotStats/unfinished(duel:lastSeq:answeredIndex:silentMicros:)``).
+        if case .playing = phase, let duel = player.duel {
+            stats.unfinished(duel: String(decoding: duel.id, as: UTF8.self), lastSeq: duel.rules.lastSeq,
+                             answeredIndex: duel.answeredIndex, silentMicros: nowMicros() - min(duel.lastFrameAt, nowMicros()))
+        }
         // A bot in a room leaves it (forfeiting a live game of it), or the next run's bots
         // with the same accounts would find themselves members (`in_room` on every queue).
         if finder.roomCode != nil, !isDone { return leaveRoomAtEnd() }
@@ -115,10 +120,6 @@ final class Bot: DuelClientHandler, @unchecked Sendable {
             connection.sendWritten()
         case .playing:
             // Give the duel up so the opponent is not left waiting for deadlines.
-            if let duel = player.duel {
-                stats.unfinished(duel: String(decoding: duel.id, as: UTF8.self), lastSeq: duel.rules.lastSeq,
-                                 answeredIndex: duel.answeredIndex, silentMicros: nowMicros() - min(duel.lastFrameAt, nowMicros()))
-            }
             guard let duel = player.leave() else { return finish() }
             phase = .leaving
             let ref = reserveRef(.forfeitAtEnd, timeoutMicros: 5_000_000)

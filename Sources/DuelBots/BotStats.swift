@@ -78,10 +78,11 @@ public final class BotStats: Sendable {
     let state = Mutex(State())
     /// The duels counted, and the shares that keep `--duels` exact.
     let tally: DuelTally
-    /// The duels bots were still playing when the run ended (their ids, the last seq seen, the
-    /// last question answered, and how long since their last frame), so that a run that ran
-    /// to its deadline says which games never completed.
-    private let unfinished = Mutex<[String]>([])
+    /// The games bots were still playing when the run ended, by duel id (the first of its bots
+    /// to stop says the last seq it saw, the index of the last question it answered, -1 for
+    /// none, and how long since its last frame), so that a run that ran to its deadline says
+    /// which games never completed.
+    private let unfinished = Mutex<[String: String]>([:])
 
     public init(duelTarget: Int? = nil) {
         tally = DuelTally(target: duelTarget)
@@ -89,7 +90,9 @@ public final class BotStats: Sendable {
 
     /// A bot was still playing `duel` when the run ended.
     func unfinished(duel: String, lastSeq: Int, answeredIndex: Int, silentMicros: UInt64) {
-        unfinished.withLock { $0.append("\(duel) seq=\(lastSeq) answered=\(answeredIndex) silent_ms=\(silentMicros / 1_000)") }
+        unfinished.withLock {
+            if $0[duel] == nil { $0[duel] = "\(duel) seq=\(lastSeq) answered=\(answeredIndex) silent_ms=\(silentMicros / 1_000)" }
+        }
     }
 
     /// From now on latencies are also recorded in the report's `steady` figures.
@@ -133,7 +136,7 @@ public final class BotStats: Sendable {
     public func report(configuration: BotConfiguration, elapsed: Double, cpuMicrosPerAnswer: Double? = nil) -> JSONValue {
         let duels = tally.counted
         let pastTarget = tally.pastTarget
-        let unfinished = unfinished.withLock { $0.sorted() }
+        let unfinished = unfinished.withLock { $0.values.sorted() }
         return state.withLock { s in
             func summary(_ h: Histogram<UInt64>) -> JSONValue {
                 func ms(_ us: UInt64) -> JSONValue { .double((Double(us) / 10).rounded() / 100) }

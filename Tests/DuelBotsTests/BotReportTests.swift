@@ -66,6 +66,8 @@ import Testing
         let stats = BotStats(duelTarget: 2)
         stats.unfinished(duel: "b-duel", lastSeq: 7, answeredIndex: 2, silentMicros: 1_500_000)
         stats.unfinished(duel: "a-duel", lastSeq: 30, answeredIndex: 9, silentMicros: 20_000_000)
+        // Its other bot: the game is listed once, as the first of its bots said.
+        stats.unfinished(duel: "a-duel", lastSeq: 31, answeredIndex: 9, silentMicros: 10_000)
         let report = stats.report(configuration: BotConfiguration(), elapsed: 45)
         #expect(report["unfinished_at_end"] == .object([
             "count": 2,

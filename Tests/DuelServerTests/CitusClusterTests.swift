@@ -348,6 +348,10 @@ enum CitusCluster {
             granted = isFirstGame(event)
         }
         #expect(granted)
+        // Every id from the coordinator's sequence: a worker's range starts at its group id << 48.
+        #expect(try db.query("""
+            SELECT count(*) AS n FROM notifications WHERE player_id = \(a.id)::uuid AND id >= (1::bigint << 48)
+            """)[0].int("n") == 0)
     }
 
     /// Two instances on the cluster, 40 players queued on each: every player is paired exactly once.

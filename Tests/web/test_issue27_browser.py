@@ -27,9 +27,15 @@ def shot(name, lang):
 
 def open_settings(browser):
     go_to(browser, "profile")
-    if not browser.find_element(By.ID, "settings").get_attribute("open"):
-        browser.find_element(By.CSS_SELECTOR, "#settings summary").click()
-    wait(browser, lambda b: b.find_element(By.ID, "answer-mode").is_displayed())
+
+    # Opened again while waiting: a CI run once timed out here with the panel closed (the
+    # click landing while the screen was still being drawn), and a player would just click again.
+    def opened(b):
+        if not b.find_element(By.ID, "settings").get_attribute("open"):
+            b.find_element(By.CSS_SELECTOR, "#settings summary").click()
+            return False
+        return b.find_element(By.ID, "answer-mode").is_displayed()
+    wait(browser, opened)
 
 
 @every_language

@@ -14,9 +14,10 @@ DECLARE
     -- Asked for, each pair once, in the order of its first occurrence.
     v_players uuid[];
     v_codes text[];
-    -- Granted now (not held before).
+    -- Granted now (not held before), with their titles.
     v_granted_players uuid[] := '{}';
     v_granted_codes text[] := '{}';
+    v_titles text[];
     -- The notifications stored.
     v_noted_players uuid[] := '{}';
     v_ids bigint[] := '{}';
@@ -40,15 +41,23 @@ BEGIN
         v_granted_codes := v_granted_codes || r.code;
     END LOOP;
     IF cardinality(v_granted_players) = 0 THEN RETURN '{}'; END IF;
-    -- In the order asked (RETURNING's order is not promised on Citus), so the ids follow it.
+    -- The granted ones in the order asked (RETURNING's order is not promised on Citus), so that
+    -- the notifications' ids follow it, with their titles read first: an INSERT whose SELECT
+    -- reads a Citus table (achievements is a reference table) is planned as a query on it, and
+    -- the column defaults, the id's nextval among them, would run wherever that query runs, so
+    -- a worker's sequence range could hand out the ids. From arrays alone, they are the
+    -- coordinator's, as every other notification's.
+    SELECT array_agg(w.player_id ORDER BY w.o), array_agg(w.code ORDER BY w.o), array_agg(a.title ORDER BY w.o)
+      INTO v_granted_players, v_granted_codes, v_titles
+      FROM unnest(v_players, v_codes) WITH ORDINALITY AS w(player_id, code, o)
+      JOIN unnest(v_granted_players, v_granted_codes) AS g(player_id, code)
+           ON g.player_id = w.player_id AND g.code = w.code
+      JOIN achievements a ON a.code = w.code;
     FOR r IN
         INSERT INTO notifications (player_id, kind, data)
-        SELECT w.player_id, 'achievement', jsonb_build_object('code', w.code, 'title', a.title)
-          FROM unnest(v_players, v_codes) WITH ORDINALITY AS w(player_id, code, o)
-          JOIN unnest(v_granted_players, v_granted_codes) AS g(player_id, code)
-               ON g.player_id = w.player_id AND g.code = w.code
-          JOIN achievements a ON a.code = w.code
-         ORDER BY w.o
+        SELECT n.player_id, 'achievement', jsonb_build_object('code', n.code, 'title', n.title)
+          FROM unnest(v_granted_players, v_granted_codes, v_titles) WITH ORDINALITY AS n(player_id, code, title, o)
+         ORDER BY n.o
         RETURNING player_id, id, data, created_at
     LOOP
         v_noted_players := v_noted_players || r.player_id;

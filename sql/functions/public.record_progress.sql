@@ -172,7 +172,9 @@ BEGIN
                               WHERE b.duel_id = k.duel_id AND b.player_id = k.player_id) b
     LOOP
         SELECT * INTO v_progress FROM player_progress p WHERE p.player_id = r.player_id;
-        -- What the player already has: the conditions below are not even evaluated for it.
+        -- What the player held before this call: the conditions below are not even evaluated
+        -- for it. One earned by an earlier game of this call is judged again and granted once
+        -- (grant_achievements).
         SELECT coalesce(array_agg(pa.code), '{}') INTO v_had FROM player_achievements pa WHERE pa.player_id = r.player_id;
         v_codes := '{}';
         IF 'first_game' <> ALL (v_had) THEN v_codes := v_codes || 'first_game'::text; END IF;
@@ -229,7 +231,9 @@ BEGIN
             v_grant_codes := v_grant_codes || 'quiz_played_10'::text;
         END IF;
     END LOOP;
-    v_out := v_out || grant_achievements(v_grant_players, v_grant_codes);
+    IF cardinality(v_grant_players) > 0 THEN
+        v_out := v_out || grant_achievements(v_grant_players, v_grant_codes);
+    END IF;
     RETURN QUERY SELECT p FROM unnest(v_out) AS p WHERE p IS NOT NULL;
 END
 $$;

@@ -27,7 +27,8 @@ public final class Outbox: @unchecked Sendable {
         announced.append(announce)
     }
 
-    /// Adds a stored notification, from the payload `notify_player` returned.
+    /// Adds a stored notification, from its payload (`notification_payload`, as `notify_player`
+    /// and `grant_achievements` return it).
     func add(notification payload: String, announce: Bool) {
         guard let event = PlayerEvent(notification: Substring(payload)) else { return }
         add(event, announce: announce)
