@@ -55,7 +55,10 @@ import Testing
         let connection = try fixture.connect()
         defer { connection.close() }
         // `a` already holds first_game (granted one at a time, as operators' SQL does).
-        _ = try connection.query("SELECT grant_achievement(\(a)::uuid, 'first_game', false) AS p")
+        let single = { try connection.query("SELECT grant_achievement(\(a)::uuid, 'first_game', false) AS p")[0].optionalString("p") }
+        #expect(try single()?.hasPrefix(a + "\n") == true)
+        // The single grant is one of the batch's: a second gives nothing and notes nothing.
+        #expect(try single() == nil)
         let payloads = try grant(connection, [(a, "first_game"), (b, "first_win"), (a, "first_win"), (b, "first_win"), (a, "speedster")])
         let read = try read(payloads, on: connection)
         #expect(read.map { "\($0.player == b ? "b" : "a"):\($0.code)" } == ["b:first_win", "a:first_win", "a:speedster"])

@@ -1,13 +1,13 @@
 -- Grants an achievement once and notifies the player the first time: returns the notification's
--- payload (see notify_player), or NULL when it was already theirs.
+-- payload (see notification_payload), or NULL when it was already theirs. One grant of
+-- grant_achievements, the one home of what a grant writes; with p_announce the notification is
+-- also announced at commit, as notify_player does (operators' SQL).
 CREATE OR REPLACE FUNCTION grant_achievement(p_player uuid, p_code text, p_announce boolean DEFAULT true) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_title text;
+    v_payload text := (grant_achievements(ARRAY[p_player], ARRAY[p_code]))[1];
 BEGIN
-    INSERT INTO player_achievements (player_id, code) VALUES (p_player, p_code) ON CONFLICT DO NOTHING;
-    IF NOT FOUND THEN RETURN NULL; END IF;
-    SELECT title INTO v_title FROM achievements WHERE code = p_code;
-    RETURN notify_player(p_player, 'achievement', jsonb_build_object('code', p_code, 'title', v_title), p_announce);
+    IF v_payload IS NOT NULL AND p_announce THEN PERFORM pg_notify('player_events', v_payload); END IF;
+    RETURN v_payload;
 END
 $$;
