@@ -1,6 +1,6 @@
--- Grants a batch of achievements, as grant_achievement does one at a time: each (player, code)
--- once, those a player already holds skipped, each new one notified (not announced: the server
--- delivers the payloads). Returns the notifications' payloads in the order of their ids, which
+-- Grants a batch of achievements, the one home of what a grant writes (grant_achievement is a
+-- batch of one): each (player, code) once, those a player already holds skipped, each new one
+-- notified (not announced: the server delivers the payloads). Returns the notifications' payloads in the order of their ids, which
 -- follow the order given. record_progress gathers a batch's grants and calls this once: a grant
 -- per call was two single-row statements and three function calls, about 100 µs a grant and
 -- half of record_progress's time while new players earn their first achievements
