@@ -215,13 +215,13 @@ extension ServerTests {
                     FOR i IN 1..15 LOOP
                         INSERT INTO players (username, password_hash) VALUES ('strong' || i, '$argon2id$x') RETURNING id INTO pa;
                         INSERT INTO players (username, password_hash) VALUES ('weak' || i, '$argon2id$x') RETURNING id INTO pb;
-                        INSERT INTO duels (bank_id, player_a, player_b, state, base_state, last_seq, finished_at, finish_reason)
-                        VALUES (ops.bank_id('world-capitals'), pa, pb, 'finished',
-                                -- The engine's start state holds each player's rating then.
-                                json_build_object('players', json_build_array(
+                        INSERT INTO duels (bank_id, player_a, player_b, state, last_seq, finished_at, finish_reason)
+                        VALUES (ops.bank_id('world-capitals'), pa, pb, 'finished', 1, now(), 'completed') RETURNING id INTO d;
+                        -- The engine's start state holds each player's rating then.
+                        INSERT INTO duel_starts (duel_id, base_state)
+                        VALUES (d, json_build_object('players', json_build_array(
                                     json_build_object('id', pa, 'rating', json_build_object('rating', 1800 + i)),
-                                    json_build_object('id', pb, 'rating', json_build_object('rating', 1200 - i)))),
-                                1, now(), 'completed') RETURNING id INTO d;
+                                    json_build_object('id', pb, 'rating', json_build_object('rating', 1200 - i)))));
                         INSERT INTO duel_questions VALUES (d, 0, q);
                         INSERT INTO duel_answers VALUES (d, 0, pa, 0, false, 0, 1000, now()), (d, 0, pb, 1, true, 150, 2000, now());
                         INSERT INTO rating_history (duel_id, player_id, bank_id, outcome, score, rating_before, rating_after,

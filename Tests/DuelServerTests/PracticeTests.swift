@@ -117,10 +117,10 @@ extension ServerTests {
                 DO $$
                 DECLARE d uuid;
                 BEGIN
-                    INSERT INTO duels (bank_id, player_a, player_b, state, base_state, last_seq, finished_at,
+                    INSERT INTO duels (bank_id, player_a, player_b, state, last_seq, finished_at,
                                        finish_reason, questions_opened)
                     VALUES ((SELECT bank_id FROM questions WHERE id = \(asked?.integer ?? 0)), '\(a.id)', '\(c.id)',
-                            'finished', '{}', 1, now() + interval '1 second', 'completed', 1)
+                            'finished', 1, now() + interval '1 second', 'completed', 1)
                     RETURNING id INTO d;
                     INSERT INTO duel_questions VALUES (d, 0, \(asked?.integer ?? 0));
                 END $$;

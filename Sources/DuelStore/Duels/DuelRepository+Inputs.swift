@@ -148,7 +148,7 @@ extension DuelRepository {
         guard !ids.isEmpty else { return [:] }
         var rebuilt: [String: (duel: Duel, version: Int)] = [:]
         for row in try db.query("""
-            SELECT id::text AS id, base_state::text AS base FROM duels WHERE id = ANY(\(PGArray(ids))::uuid[])
+            SELECT duel_id::text AS id, base_state::text AS base FROM duel_starts WHERE duel_id = ANY(\(PGArray(ids))::uuid[])
             """) {
             let text = try row.string("base")
             rebuilt[try row.string("id")] = (try JSONDecoder().decode(Duel.self, from: Data(text.utf8)), 0)
