@@ -49,5 +49,36 @@ import Testing
         let rebuilt = try DuelRepository(connection).rebuildDuels([duel.id])
         #expect(rebuilt[duel.id]?.duel.questions.map(\.id) == duel.questions.map(\.id))
         #expect(rebuilt[duel.id]?.duel.players.map(\.id) == duel.players.map(\.id))
+        // A new duel's row holds no start state.
+        #expect(try connection.query("SELECT base_state IS NULL AS empty FROM duels WHERE id = \(duel.id)::uuid")[0].bool("empty"))
+    }
+
+    /// A duel created before migration 026 (or by an older server since) keeps its start state in
+    /// its row, with no `duel_starts` row: it still rebuilds, and its ranked answers still show
+    /// the rating the game began with.
+    @Test func aDuelWhoseStartIsInItsRowStillRebuilds() async throws {
+        let fixture = try StoreFixture(workers: 1)
+        let duel = try #require(try await batches.duels(fixture, 1).first)
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        try connection.query("""
+            UPDATE duels d SET base_state = s.base_state FROM duel_starts s
+             WHERE s.duel_id = d.id AND d.id = \(duel.id)::uuid
+            """)
+        try connection.query("DELETE FROM duel_starts WHERE duel_id = \(duel.id)::uuid")
+        let rebuilt = try DuelRepository(connection).rebuildDuels([duel.id])
+        #expect(rebuilt[duel.id]?.duel.questions.map(\.id) == duel.questions.map(\.id))
+        #expect(rebuilt[duel.id]?.duel.players.map(\.id) == duel.players.map(\.id))
+        let question = try #require(duel.questions.first)
+        try connection.query("""
+            INSERT INTO duel_answers (duel_id, question_index, player_id, choice, correct, points, elapsed_ms, answered_at)
+            VALUES (\(duel.id)::uuid, 0, \(duel.players[0].id)::uuid, 0, false, 0, 1000, now())
+            """)
+        let rows = try connection.query("""
+            SELECT rating_before::text AS rating FROM ops.question_answers
+             WHERE duel_id = \(duel.id)::uuid AND question_id = \(question.id)
+            """)
+        #expect(rows.count == 1)
+        #expect(rows.first?["rating"] != nil)
     }
 }

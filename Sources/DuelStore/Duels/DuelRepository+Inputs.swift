@@ -144,11 +144,15 @@ extension DuelRepository {
     /// Rebuilds duels from their stored base state and input log (after a restart,
     /// or when another instance moved them on). Runs under the caller's row locks.
     /// `upTo`: per duel, the last input to apply (all when absent).
+    /// The start state is in `duel_starts` (migration 026); a duel created before it, or by an
+    /// older server since, has it in `duels.base_state`.
     func rebuildDuels(_ ids: [String], upTo: [String: Int] = [:]) throws -> [String: (duel: Duel, version: Int)] {
         guard !ids.isEmpty else { return [:] }
         var rebuilt: [String: (duel: Duel, version: Int)] = [:]
         for row in try db.query("""
-            SELECT duel_id::text AS id, base_state::text AS base FROM duel_starts WHERE duel_id = ANY(\(PGArray(ids))::uuid[])
+            SELECT d.id::text AS id, coalesce(s.base_state, d.base_state)::text AS base
+              FROM duels d LEFT JOIN duel_starts s ON s.duel_id = d.id
+             WHERE d.id = ANY(\(PGArray(ids))::uuid[])
             """) {
             let text = try row.string("base")
             rebuilt[try row.string("id")] = (try JSONDecoder().decode(Duel.self, from: Data(text.utf8)), 0)
