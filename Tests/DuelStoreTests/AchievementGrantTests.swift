@@ -62,6 +62,7 @@ import Testing
         let payloads = try grant(connection, [(a, "first_game"), (b, "first_win"), (a, "first_win"), (b, "first_win"), (a, "speedster")])
         let read = try read(payloads, on: connection)
         #expect(read.map { "\($0.player == b ? "b" : "a"):\($0.code)" } == ["b:first_win", "a:first_win", "a:speedster"])
+        #expect(read.map(\.id) == read.map(\.id).sorted())
         #expect(try held(connection, a) == ["first_game", "first_win", "speedster"])
         #expect(try held(connection, b) == ["first_win"])
         #expect(try noted(connection, a) == ["first_game", "first_win", "speedster"])
@@ -116,5 +117,6 @@ import Testing
                                     on: connection)
         #expect(achievements.map { "\($0.player == p ? "p" : "q"):\($0.code)" }
             == ["p:first_game", "p:first_win", "p:speedster", "q:first_game"])
+        #expect(achievements.map(\.id) == achievements.map(\.id).sorted())
     }
 }

@@ -92,17 +92,23 @@ public struct DuelRepository {
                 nextDeadlineMs: duel.nextDeadlineMs, finished: false, created: duel), duel))
         }
         try db.query("""
-            WITH new_duels AS (
+            WITH d AS (
+                SELECT * FROM unnest(\(.uuids(rows.ids))::uuid[], \(.uuids(rows.a))::uuid[], \(.uuids(rows.b))::uuid[],
+                                     \(.texts(rows.more))::text[], \(.texts(rows.states))::text[], \(.texts(rows.bases))::text[],
+                                     \(.ints(rows.seqs))::int[], \(.bigints(rows.deadlines))::bigint[], \(.ints(rows.opened))::int[])
+                       AS d(id, a, b, more, state, base, seq, deadline, opened)),
+            new_duels AS (
                 INSERT INTO duels (id, bank_id, player_a, player_b, more_players, state, last_seq,
                                    next_deadline_ms, questions_opened, mode, room_id, rematch_of)
                 SELECT d.id, \(bankID), d.a, d.b, d.more::uuid[], d.state, d.seq, d.deadline, d.opened,
                        \(mode.rawValue), \(roomID)::bigint, \(rematchOf)::uuid
-                  FROM unnest(\(.uuids(rows.ids))::uuid[], \(.uuids(rows.a))::uuid[], \(.uuids(rows.b))::uuid[],
-                              \(.texts(rows.more))::text[],
-                              \(.texts(rows.states))::text[], \(.ints(rows.seqs))::int[],
-                              \(.bigints(rows.deadlines))::bigint[], \(.ints(rows.opened))::int[])
-                       AS d(id, a, b, more, state, seq, deadline, opened)
+                  FROM d
                 RETURNING id, player_a, player_b, more_players),
+            -- The start states in a table of their own: each round rewrites its duels' rows, and
+            -- the WAL logged the start state with each (migration 026).
+            starts AS (
+                INSERT INTO duel_starts (duel_id, base_state) SELECT d.id, d.base::json FROM d
+                RETURNING 1),
             -- A player's quiz counts its games for the catalog (issue 13); an operator's bank
             -- matches no row here, so the matcher takes no lock for it.
             played AS (
@@ -116,12 +122,6 @@ public struct DuelRepository {
                 UNION ALL SELECT unnest(more_players), id FROM new_duels WHERE more_players IS NOT NULL
                 RETURNING 1)
             SELECT count(*) AS n FROM live
-            """)
-        // The start states in a table of their own: each round rewrites its duels' rows, and the
-        // WAL logged the start state with each (migration 026).
-        try db.query("""
-            INSERT INTO duel_starts (duel_id, base_state)
-            SELECT s.id, s.base::json FROM unnest(\(.uuids(rows.ids))::uuid[], \(.texts(rows.bases))::text[]) AS s(id, base)
             """)
         try db.query("""
             INSERT INTO duel_questions (duel_id, question_index, question_id)
