@@ -76,6 +76,36 @@ static inline void quizduel_ev_timer_free(void *loop, void *timer) {
     free(timer);
 }
 
+// A prepare watcher: libev calls it once per turn of the loop, after the turn's callbacks and
+// before it sleeps and polls again (the server writes what the turn queued from it).
+// ev_prepare_init is a macro, hence these wrappers.
+struct quizduel_ev_prepare {
+    ev_prepare watcher;  // first member: the callback casts back from it
+    quizduel_timer_fn fire;
+    void *owner;
+};
+
+static void quizduel_ev_prepare_cb(struct ev_loop *loop, ev_prepare *watcher, int revents) {
+    (void)loop; (void)revents;
+    struct quizduel_ev_prepare *prepare = (struct quizduel_ev_prepare *)watcher;
+    prepare->fire(prepare->owner);
+}
+
+static inline void *quizduel_ev_prepare_start(void *loop, quizduel_timer_fn fire, void *owner) {
+    struct quizduel_ev_prepare *prepare = calloc(1, sizeof *prepare);
+    if (!prepare) return NULL;
+    ev_prepare_init(&prepare->watcher, quizduel_ev_prepare_cb);
+    prepare->fire = fire;
+    prepare->owner = owner;
+    ev_prepare_start((struct ev_loop *)loop, &prepare->watcher);
+    return prepare;
+}
+
+static inline void quizduel_ev_prepare_free(void *loop, void *prepare) {
+    ev_prepare_stop((struct ev_loop *)loop, &((struct quizduel_ev_prepare *)prepare)->watcher);
+    free(prepare);
+}
+
 static inline struct lws_context *quizduel_lws_create_context(
     int port, const char *interface, const struct lws_protocols *protocols,
     const lws_retry_bo_t *retry, void *user, unsigned int rx_buffer_size, void *ev_loop)

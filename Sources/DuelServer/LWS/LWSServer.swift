@@ -31,8 +31,8 @@ final class LWSServer: @unchecked Sendable, Transport {
     private var thread: Thread?
     /// The libev loop the service thread runs (see the shim: epoll instead of poll()).
     private let loop: UnsafeMutableRawPointer
-    /// The loop's timers (libev timers of the shim, freed at ``stop()``).
-    private var timers = LoopTimers()
+    /// The loop's watchers (libev watchers of the shim, freed at ``stop()``).
+    private var watchers = LoopWatchers()
     private let liveness: Liveness
     /// The shutdown's flags, set by other threads and read on the loop's wake-up.
     private let shutdown = Shutdown()
@@ -41,9 +41,9 @@ final class LWSServer: @unchecked Sendable, Transport {
     /// Given by ``start(handler:)``: nothing calls it before the loop runs.
     private unowned(unsafe) var handler: (any WebSocketHandler)?
     /// Connections by their per-session slot, on the lws thread.
-    fileprivate var connections = ConnectionSlots()
-    /// The writable callback's framing buffer, reused (lws thread only).
-    fileprivate var batch = FrameBatch(headroom: Int(quizduel_lws_pre()))
+    var connections = ConnectionSlots()
+    /// The writes' framing buffer, reused (lws thread only).
+    var batch = FrameBatch(headroom: Int(quizduel_lws_pre()))
 
     init(host: String, port: Int, limits: Limits, logger: Logger) throws {
         self.limits = limits
@@ -70,8 +70,9 @@ final class LWSServer: @unchecked Sendable, Transport {
     /// Runs the service loop on a thread of its own until ``stop()``, reporting to `handler`.
     func start(handler: any WebSocketHandler) {
         self.handler = handler
-        timers.sweep = quizduel_ev_timer_new(lwsSweepFired, Unmanaged.passUnretained(self).toOpaque())
-        if let sweep = timers.sweep { quizduel_ev_timer_arm(loop, sweep, 0.1) }
+        watchers.sweep = quizduel_ev_timer_new(lwsSweepFired, Unmanaged.passUnretained(self).toOpaque())
+        if let sweep = watchers.sweep { quizduel_ev_timer_arm(loop, sweep, 0.1) }
+        watchers.flush = quizduel_ev_prepare_start(loop, lwsFlushFired, Unmanaged.passUnretained(self).toOpaque())
         let thread = Thread { [self] in
             // Returns when the wake-up that sees `stopping` breaks the loop.
             quizduel_ev_run(loop)
@@ -85,15 +86,15 @@ final class LWSServer: @unchecked Sendable, Transport {
     /// Calls ``WebSocketHandler/timerFired()`` at `dueMs` (server clock) or soon
     /// after, unless an earlier wake-up is already armed. On the lws thread.
     func wakeUp(atMs dueMs: Int64) {
-        guard dueMs < timers.wakeUpDueMs, context != nil else { return }
-        if timers.wakeUp == nil { timers.wakeUp = quizduel_ev_timer_new(lwsTimerFired, Unmanaged.passUnretained(self).toOpaque()) }
-        guard let timer = timers.wakeUp else { return }
-        timers.wakeUpDueMs = dueMs
+        guard dueMs < watchers.wakeUpDueMs, context != nil else { return }
+        if watchers.wakeUp == nil { watchers.wakeUp = quizduel_ev_timer_new(lwsTimerFired, Unmanaged.passUnretained(self).toOpaque()) }
+        guard let timer = watchers.wakeUp else { return }
+        watchers.wakeUpDueMs = dueMs
         quizduel_ev_timer_arm(loop, timer, Double(dueMs - Clock.nowMs()) / 1_000)
     }
 
     fileprivate func timerFired() {
-        timers.wakeUpDueMs = .max
+        watchers.wakeUpDueMs = .max
         handler?.timerFired()
     }
 
@@ -113,10 +114,12 @@ final class LWSServer: @unchecked Sendable, Transport {
         shutdown.stopped.wait()
         lws_context_destroy(context)
         context = nil
-        if let timer = timers.wakeUp { quizduel_ev_timer_free(loop, timer) }
-        timers.wakeUp = nil
-        if let sweep = timers.sweep { quizduel_ev_timer_free(loop, sweep) }
-        timers.sweep = nil
+        if let timer = watchers.wakeUp { quizduel_ev_timer_free(loop, timer) }
+        watchers.wakeUp = nil
+        if let sweep = watchers.sweep { quizduel_ev_timer_free(loop, sweep) }
+        watchers.sweep = nil
+        if let flush = watchers.flush { quizduel_ev_prepare_free(loop, flush) }
+        watchers.flush = nil
         quizduel_ev_loop_destroy(loop)
     }
 
@@ -124,7 +127,7 @@ final class LWSServer: @unchecked Sendable, Transport {
     /// once a second pings the connections that went quiet and drops those that stayed quiet.
     /// A ping goes out at the connection's next writable callback.
     fileprivate func sweep() {
-        timers.ticks += 1
+        watchers.ticks += 1
         let nowUs = Clock.monotonicUs()
         for (connection, wsi) in connections.byID.values where !connection.isClosed {
             // Spread over ten ticks by the connection's number.
@@ -133,8 +136,8 @@ final class LWSServer: @unchecked Sendable, Transport {
                 lws_callback_on_writable(wsi)
             }
         }
-        if timers.ticks % 10 == 0 { sweepLiveness() }
-        if let sweep = timers.sweep { quizduel_ev_timer_arm(loop, sweep, 0.1) }
+        if watchers.ticks % 10 == 0 { sweepLiveness() }
+        if let sweep = watchers.sweep { quizduel_ev_timer_arm(loop, sweep, 0.1) }
     }
 
     private func sweepLiveness() {
@@ -152,31 +155,6 @@ final class LWSServer: @unchecked Sendable, Transport {
                 lws_set_timeout(wsi, PENDING_TIMEOUT_WS_PONG_CHECK_GET_PONG, LWS_TO_KILL_ASYNC)
             }
         }
-    }
-
-    // MARK: - Used by the handler, on the lws thread
-
-    /// Queues a text message; closes the connection when a slow reader lets too much pile up.
-    func send(_ connection: Connection, _ text: String) {
-        guard !connection.isClosed, connection.sending.pendingClose == nil,
-              let wsi = connections.byID[connection.id]?.wsi else { return }
-        connection.sending.bytes += text.utf8.count
-        if connection.sending.bytes > limits.maxOutgoingBytes {
-            connection.sending.messages.removeAll()
-            connection.sending.head = 0
-            close(connection, .policyViolation, "too slow to read")
-            return
-        }
-        // The writable callback asks again while messages remain: only the first needs asking.
-        if !connection.hasOutgoing { lws_callback_on_writable(wsi) }
-        connection.sending.messages.append(text)
-    }
-
-    /// Closes with `code` once the queued messages are out.
-    func close(_ connection: Connection, _ code: CloseCode, _ reason: String) {
-        guard connection.sending.pendingClose == nil, let wsi = connections.byID[connection.id]?.wsi else { return }
-        connection.sending.pendingClose = (code, reason)
-        lws_callback_on_writable(wsi)
     }
 
     // MARK: - The callback, on the lws thread
@@ -266,28 +244,7 @@ final class LWSServer: @unchecked Sendable, Transport {
                     return 0
                 }
             }
-            // Every queued message (up to a bound) goes out framed in one buffer and one send;
-            // see ``FrameBatch``. Messages are queued as the shared text of each event (no copy
-            // per recipient), and framing copies each once into the reused buffer.
-            if connection.hasOutgoing {
-                batch.reset()
-                while connection.hasOutgoing && batch.messages < 64 && batch.count < 65_536 {
-                    let message = connection.sending.messages[connection.sending.head]
-                    connection.sending.head += 1
-                    connection.sending.bytes -= message.utf8.count
-                    batch.appendText(message.utf8)
-                }
-                if connection.sending.head == connection.sending.messages.count {
-                    connection.sending.messages.removeAll(keepingCapacity: connection.sending.messages.count < 64)
-                    connection.sending.head = 0
-                }
-                let pre = batch.headroom
-                let count = batch.count
-                let sent = batch.withUnsafeMutableBytes { buffer in
-                    lws_write(wsi, buffer.baseAddress! + pre, count, LWS_WRITE_HTTP)  // LWS_WRITE_RAW: sent as is
-                }
-                if sent < count { return -1 }
-            }
+            if let wsi, !writeQueued(connection, wsi) { return -1 }
             // lws sends what the kernel did not take before the next writable callback; a close
             // now would lose the close frame (the peer would see 1006), so it waits for that too.
             if connection.hasOutgoing || lws_partial_buffered(wsi) != 0 {
