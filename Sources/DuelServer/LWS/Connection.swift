@@ -7,7 +7,8 @@ final class Connection {
     /// Hash of the session token this connection authenticated with (for logout).
     var tokenHash: [UInt8]?
     var limiter: RateLimiter
-    /// Messages waiting for the socket to become writable, and a decided close.
+    /// Messages waiting to be written (at the end of the loop's turn, or when the socket is
+    /// writable again), and a decided close.
     var sending = SendQueue()
     /// Reassembly of a fragmented message.
     var inbound = Reassembly()
