@@ -32,5 +32,35 @@ extension ServerTests {
             _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
             #expect(closeCode(fd) == code)
         }
+
+        /// The opcodes of the frames that arrive until a close frame, the close's included.
+        func opcodesUntilClose(_ fd: Int32) -> [UInt8] {
+            var opcodes: [UInt8] = []
+            while let head = readExactly(fd, 2, timeoutSeconds: 5) {
+                var length = Int(head[1] & 0x7F)
+                if length == 126 {
+                    guard let ext = readExactly(fd, 2, timeoutSeconds: 5) else { break }
+                    length = Int(ext[0]) << 8 | Int(ext[1])
+                }
+                if length > 0 { _ = readExactly(fd, length, timeoutSeconds: 5) }
+                opcodes.append(head[0] & 0x0F)
+                if head[0] & 0x0F == 0x8 { break }
+            }
+            return opcodes
+        }
+
+        /// RFC 6455 5.5.1: a peer sends no data after its close, so a frame that follows one is
+        /// not a request: it is not run and gets no reply, and the close's echo is all that comes
+        /// back (Autobahn 7.1.4 and 7.1.5; lws 4.1.6 still hands such a frame to the server).
+        @Test func aFrameAfterThePeersCloseIsNotARequest() throws {
+            let server = try TestServer.start()
+            defer { server.stop() }
+            let fd = try #require(upgradedSocket(port: server.port))
+            defer { close(fd) }
+            let bytes = maskedFrame(opcode: 0x8, [0x03, 0xE8])
+                + maskedFrame(opcode: 0x1, Array(#"{"op":"no_such_op","ref":7}"#.utf8))
+            _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            #expect(opcodesUntilClose(fd) == [0x8])
+        }
     }
 }

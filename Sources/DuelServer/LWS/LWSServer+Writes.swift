@@ -5,7 +5,7 @@ import CLibWebSockets
 extension LWSServer {
     /// Queues a text message; closes the connection when a slow reader lets too much pile up.
     func send(_ connection: Connection, _ text: String) {
-        guard !connection.isClosed, connection.sending.pendingClose == nil,
+        guard !connection.isClosed, connection.sending.pendingClose == nil, !connection.sending.peerClosed,
               connections.byID[connection.id] != nil else { return }
         connection.sending.bytes += text.utf8.count
         if connection.sending.bytes > limits.maxOutgoingBytes {

@@ -189,8 +189,15 @@ final class LWSServer: @unchecked Sendable, Transport {
             handler?.opened(connection)
             return 0
 
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            // Before this, a request that followed the close in the same read (lws 4.1.6 still
+            // hands it over) ran, and its reply went out before the close's echo.
+            connection(user)?.sending.peerClosed = true
+            return 0
+
         case LWS_CALLBACK_RECEIVE:
             guard let connection = connection(user) else { return -1 }
+            if connection.sending.peerClosed { return 0 }
             // Any message counts as liveness, not only PONGs.
             connection.heard()
             if lws_is_first_fragment(wsi) != 0 {
