@@ -42,8 +42,8 @@ final class Connection {
         var bytes = 0
         /// Set when the server decided to close; the close happens at the next writable callback.
         var pendingClose: (code: CloseCode, reason: String)?
-        /// The peer sent its close: lws echoes it, and nothing else is read or written
-        /// (RFC 6455 5.5.1: a peer sends no data after its close).
+        /// The peer sent its close: lws echoes it, and nothing more is read or queued (RFC 6455
+        /// 5.5.1: a peer sends no data after its close).
         var peerClosed = false
     }
 

@@ -5,8 +5,8 @@ import CLibWebSockets
 extension LWSServer {
     /// Queues a text message; closes the connection when a slow reader lets too much pile up.
     func send(_ connection: Connection, _ text: String) {
-        guard !connection.isClosed, connection.sending.pendingClose == nil, !connection.sending.peerClosed,
-              connections.byID[connection.id] != nil else { return }
+        guard !connection.isClosed, connection.sending.pendingClose == nil,
+              let wsi = connections.byID[connection.id]?.wsi, !closing(connection, wsi) else { return }
         connection.sending.bytes += text.utf8.count
         if connection.sending.bytes > limits.maxOutgoingBytes {
             connection.sending.messages.removeAll()
@@ -25,6 +25,12 @@ extension LWSServer {
         guard connection.sending.pendingClose == nil, let wsi = connections.byID[connection.id]?.wsi else { return }
         connection.sending.pendingClose = (code, reason)
         lws_callback_on_writable(wsi)
+    }
+
+    /// Whether a close frame went to the peer (lws keeps its reason's length) or came from it:
+    /// then nothing more is read from or written to it (RFC 6455 5.5.1).
+    func closing(_ connection: Connection, _ wsi: OpaquePointer?) -> Bool {
+        connection.sending.peerClosed || lws_get_close_length(wsi) != 0
     }
 
     /// Writes the queued messages (up to a bound) framed in one buffer and one send; see
@@ -67,13 +73,23 @@ extension LWSServer {
         swap(&ids, &connections.unflushed)
         for id in ids {
             guard let (connection, wsi) = connections.byID[id], !connection.isClosed, connection.hasOutgoing else { continue }
+            if closing(connection, wsi) {
+                // Queued before a close went or came in this turn: it is not read any more.
+                connection.sending.messages.removeAll()
+                connection.sending.head = 0
+                connection.sending.bytes = 0
+                continue
+            }
+            // Also what keeps a write whole: with bytes already held, lws would append this write
+            // and report only what it drained, which ``writeQueued(_:_:)`` takes for a failure.
             if connection.sending.pendingClose != nil || connection.liveness.pingDue || connection.probe.due
                 || lws_partial_buffered(wsi) != 0 {
                 lws_callback_on_writable(wsi)
                 continue
             }
             guard writeQueued(connection, wsi) else {
-                // Not inside a callback, so nothing to return -1 to: lws closes it at its next service.
+                // Not inside a callback, so nothing to return -1 to: the socket's error closes it
+                // at the next poll, and this timeout at the latest.
                 lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
                 continue
             }

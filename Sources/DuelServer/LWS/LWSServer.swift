@@ -72,7 +72,12 @@ final class LWSServer: @unchecked Sendable, Transport {
         self.handler = handler
         watchers.sweep = quizduel_ev_timer_new(lwsSweepFired, Unmanaged.passUnretained(self).toOpaque())
         if let sweep = watchers.sweep { quizduel_ev_timer_arm(loop, sweep, 0.1) }
-        watchers.flush = quizduel_ev_prepare_start(loop, lwsFlushFired, Unmanaged.passUnretained(self).toOpaque())
+        // Without it nothing queued would be written: a failed allocation of a few bytes here
+        // means the process has no memory left anyway.
+        guard let flush = quizduel_ev_prepare_start(loop, lwsFlushFired, Unmanaged.passUnretained(self).toOpaque()) else {
+            fatalError("cannot create the event loop's prepare watcher")
+        }
+        watchers.flush = flush
         let thread = Thread { [self] in
             // Returns when the wake-up that sees `stopping` breaks the loop.
             quizduel_ev_run(loop)
@@ -177,6 +182,10 @@ final class LWSServer: @unchecked Sendable, Transport {
 
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
             // The upgrade is decided here, never in HTTP_CONFIRM_UPGRADE (CVE-2025-11677).
+            // A WebSocket inside an HTTP/2 stream (RFC 8441's CONNECT, which Debian's lws grants)
+            // is refused: the server writes frames as raw bytes, which need the network
+            // connection's own wsi (``FrameBatch``).
+            if lws_get_network_wsi(wsi) != wsi { return 1 }
             let origin = header(wsi, WSI_TOKEN_ORIGIN)
             return handler?.shouldAccept(origin: origin, address: clientAddress(wsi)) == true ? 0 : 1
 
@@ -197,7 +206,9 @@ final class LWSServer: @unchecked Sendable, Transport {
 
         case LWS_CALLBACK_RECEIVE:
             guard let connection = connection(user) else { return -1 }
-            if connection.sending.peerClosed { return 0 }
+            // Nor after the server's own close (lws keeps its reason while it waits up to 5 s for
+            // the answer): defensive, as lws 4.1.6 was not seen handing a frame over then.
+            if closing(connection, wsi) { return 0 }
             // Any message counts as liveness, not only PONGs.
             connection.heard()
             if lws_is_first_fragment(wsi) != 0 {
@@ -233,6 +244,8 @@ final class LWSServer: @unchecked Sendable, Transport {
 
         case LWS_CALLBACK_SERVER_WRITEABLE:
             guard let connection = connection(user) else { return -1 }
+            // Nothing goes after the server's close frame, should lws call back while it waits.
+            if lws_get_close_length(wsi) != 0 { return 0 }
             if connection.liveness.pingDue {
                 connection.liveness.pingDue = false
                 // One byte of payload: lws 4.1.6 reports only non-empty pongs (RECEIVE_PONG).
