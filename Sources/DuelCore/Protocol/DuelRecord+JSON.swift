@@ -1,79 +1,133 @@
 extension DuelRecord {
-    /// The record as it goes on the wire, with PROTOCOL.md's snake_case field names.
-    public var json: JSONValue {
-        var object: JSONObject = [
-            "id": .string(id),
-            "bank": .string(bank),
-            "mode": .string(mode.rawValue),
-            "rated": .bool(rated),
-            "state": .string(state.rawValue),
-            "players": .array(players.map { player in
-                .object([
-                    "id": .string(player.id),
-                    "username": .string(player.username),
-                    "rating": .number(player.rating),
-                    "score": .number(player.score),
-                    "connected": .bool(player.connected),
-                    "lag_ms": .int(player.lagMs),
-                ])
-            }),
-            "question_count": .number(questionCount),
-            "question_index": .number(questionIndex),
-        ]
-        object["question"] = question.map { question in
-            .object([
-                "index": .number(question.index),
-                "question_id": .int(question.questionID),
-                "prompt": .string(question.prompt),
-                "type": .string(question.type.rawValue),
-                "choices": .array(question.choices.map { .string($0) }),
-                "opens_at_ms": .int(question.opensAtMs),
-                "deadline_ms": .int(question.deadlineMs),
-            ])
-        } ?? .null
-        object["phase_ends_at_ms"] = phaseEndsAtMs.map { .int($0) } ?? .null
-        object["answers"] = .array(answers.map { answer in
-            .object([
-                "player": .string(answer.player),
-                "correct": .bool(answer.correct),
-                "at_ms": .int(answer.atMs),
-                "credit_ms": .int(answer.creditMs),
-            ])
-        })
-        object["reveal"] = reveal.map { reveal in
-            var fields: JSONObject = [
-                "question_index": .number(reveal.questionIndex),
-                "type": .string(reveal.key.type.rawValue),
-            ]
-            for (name, value) in reveal.key.json.pairs { fields[name] = value }
+    /// The record as it goes on the wire, with PROTOCOL.md's snake_case field names: the one
+    /// home of its form. Written straight into bytes, once per event on the answer path.
+    public func write(into json: inout JSONWriter) {
+        json.object { json in
+            json.key("id"); json.string(id)
+            json.key("bank"); json.string(bank)
+            json.key("mode"); json.string(mode.rawValue)
+            json.key("rated"); json.bool(rated)
+            json.key("state"); json.string(state.rawValue)
+            json.key("players")
+            json.array { json in
+                for player in players {
+                    json.object { json in
+                        json.key("id"); json.string(player.id)
+                        json.key("username"); json.string(player.username)
+                        json.key("rating"); json.int(player.rating)
+                        json.key("score"); json.int(player.score)
+                        json.key("connected"); json.bool(player.connected)
+                        json.key("lag_ms"); json.int(player.lagMs)
+                    }
+                }
+            }
+            json.key("question_count"); json.int(questionCount)
+            json.key("question_index"); json.int(questionIndex)
+            json.key("question")
+            if let question {
+                json.object { json in
+                    json.key("index"); json.int(question.index)
+                    json.key("question_id"); json.int(question.questionID)
+                    json.key("prompt"); json.string(question.prompt)
+                    json.key("type"); json.string(question.type.rawValue)
+                    json.key("choices")
+                    json.array { json in for choice in question.choices { json.string(choice) } }
+                    json.key("opens_at_ms"); json.int(question.opensAtMs)
+                    json.key("deadline_ms"); json.int(question.deadlineMs)
+                }
+            } else {
+                json.null()
+            }
+            json.key("phase_ends_at_ms")
+            if let phaseEndsAtMs { json.int(phaseEndsAtMs) } else { json.null() }
+            json.key("answers")
+            json.array { json in
+                for answer in answers {
+                    json.object { json in
+                        json.key("player"); json.string(answer.player)
+                        json.key("correct"); json.bool(answer.correct)
+                        json.key("at_ms"); json.int(answer.atMs)
+                        json.key("credit_ms"); json.int(answer.creditMs)
+                    }
+                }
+            }
+            json.key("reveal")
+            if let reveal { write(reveal, into: &json) } else { json.null() }
+            json.key("result")
+            if let result { write(result, into: &json) } else { json.null() }
+        }
+    }
+
+    private func write(_ reveal: Reveal, into json: inout JSONWriter) {
+        json.object { json in
+            json.key("question_index"); json.int(reveal.questionIndex)
+            json.key("type"); json.string(reveal.key.type.rawValue)
+            for (name, value) in reveal.key.json.pairs {
+                json.key(name); json.value(value)
+            }
             // `choices` is version 1's map of picks; `answers` carries every type's answer.
             // (Read from `answers` directly: the computed `choices` map was rebuilt per player.)
-            fields["choices"] = .object(JSONObject(players.map { player in
-                (player.id, (reveal.answers[player.id] ?? nil)?.choice.map { .number($0) } ?? .null)
-            }))
-            fields["answers"] = .object(JSONObject(players.map { player in
-                (player.id, (reveal.answers[player.id] ?? nil)?.json ?? .null)
-            }))
-            fields["points"] = .object(JSONObject(players.map { player in
-                (player.id, .number(reveal.points[player.id] ?? 0))
-            }))
-            return .object(fields)
-        } ?? .null
-        object["result"] = result.map { result in
-            .object([
-                "winner": .optional(result.winner),
-                "reason": .string(result.reason.rawValue),
-                "ratings": .object(JSONObject(players.compactMap { player in
-                    result.ratings[player.id].map { rating in
-                        (player.id, .object(["before": .number(rating.before), "after": .number(rating.after)]))
+            json.key("choices")
+            json.object { json in
+                for player in players {
+                    json.key(player.id)
+                    if let choice = (reveal.answers[player.id] ?? nil)?.choice { json.int(choice) } else { json.null() }
+                }
+            }
+            json.key("answers")
+            json.object { json in
+                for player in players {
+                    json.key(player.id)
+                    if let answer = reveal.answers[player.id] ?? nil { json.value(answer.json) } else { json.null() }
+                }
+            }
+            json.key("points")
+            json.object { json in
+                for player in players {
+                    json.key(player.id); json.int(reveal.points[player.id] ?? 0)
+                }
+            }
+        }
+    }
+
+    private func write(_ result: Result, into json: inout JSONWriter) {
+        json.object { json in
+            json.key("winner")
+            if let winner = result.winner { json.string(winner) } else { json.null() }
+            json.key("reason"); json.string(result.reason.rawValue)
+            json.key("ratings")
+            json.object { json in
+                for player in players {
+                    guard let rating = result.ratings[player.id] else { continue }
+                    json.key(player.id)
+                    json.object { json in
+                        json.key("before"); json.int(rating.before)
+                        json.key("after"); json.int(rating.after)
                     }
-                })),
-                "placements": .object(JSONObject(players.compactMap { player in
-                    result.placements[player.id].map { (player.id, .number($0)) }
-                })),
-            ])
-        } ?? .null
-        return .object(object)
+                }
+            }
+            json.key("placements")
+            json.object { json in
+                for player in players {
+                    guard let place = result.placements[player.id] else { continue }
+                    json.key(player.id); json.int(place)
+                }
+            }
+        }
+    }
+
+    /// The record's JSON text (``write(into:)``).
+    public var serialized: String {
+        var json = JSONWriter(capacity: 1_024)
+        write(into: &json)
+        return json.text
+    }
+
+    /// The record as a tree, for tests and tools: read back from ``serialized``, so that its
+    /// form has one home.
+    public var json: JSONValue {
+        // The writer's output is JSON by construction (JSONWriterTests).
+        (try? JSONParser.parse(serialized)) ?? .null
     }
 }
 

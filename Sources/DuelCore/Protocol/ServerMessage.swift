@@ -53,7 +53,7 @@ public enum ServerMessage {
     public static func duelEvent(_ event: DuelEvent, serverTimeMs: Int64) -> String {
         duelEvent(
             kind: event.kind, duelID: event.record.id, seq: event.seq, atMs: event.atMs,
-            recordJSON: event.record.json.serialized, serverTimeMs: serverTimeMs)
+            recordJSON: event.record.serialized, serverTimeMs: serverTimeMs)
     }
 
     /// A row-change event of a table other than `duels` and `match_queue`: `room`

@@ -79,12 +79,20 @@ extension DuelWrites {
         var sql = "INSERT INTO \(table) (" + columns.map(\.name).joined(separator: ", ") + ") VALUES "
         var binds: [PGValue] = []
         binds.reserveCapacity(rows.count * columns.count)
+        // Each expression split once at its `?`: Foundation's replacingOccurrences on every value
+        // was 2.4 % of the lane thread at human pace (a settled game's record goes through here).
+        let parts = columns.map { column -> (before: Substring, after: Substring) in
+            guard let mark = column.expression.firstIndex(of: "?") else { return (column.expression[...], "") }
+            return (column.expression[..<mark], column.expression[column.expression.index(after: mark)...])
+        }
         for (r, row) in rows.enumerated() {
             sql += r == 0 ? "(" : ", ("
             for (c, value) in row.enumerated() {
                 binds.append(value.map(PGValue.text) ?? .null)
-                let placeholder = "$\(binds.count)"
-                sql += (c == 0 ? "" : ", ") + columns[c].expression.replacingOccurrences(of: "?", with: placeholder)
+                if c > 0 { sql += ", " }
+                sql += parts[c].before
+                sql += "$\(binds.count)"
+                sql += parts[c].after
             }
             sql += ")"
         }

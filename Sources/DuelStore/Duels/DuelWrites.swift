@@ -41,7 +41,7 @@ struct DuelWrites {
     mutating func add(_ events: [DuelEvent], duelID: String, players: [String] = [], announce: Bool = true) -> [StoredEvent] {
         let stored = events.map { event in
             StoredEvent(duelID: duelID, seq: event.seq, kind: event.kind, atMs: event.atMs,
-                        recordJSON: event.record.json.serialized)
+                        recordJSON: event.record.serialized)
         }
         self.events += stored
         if announce { announcements.add(stored, duelID: duelID, players: players) }
