@@ -4,6 +4,9 @@
 /// `instance` column, practice with its one player. (Whether any other instance runs at all is
 /// the lanes' own switch, `DuelLanes.setAnnouncing`: with none, nothing is announced.)
 public enum Announcement {
+    /// Inlinable: asked for every input on the lws thread, where the unspecialized generic
+    /// looked up its type metadata on each call (bench/NOTES.md item 45).
+    @inlinable
     public static func needed<Players: Sequence<PlayerID>>(
         players: Players, heldHere: (PlayerID) -> Bool, shared: Set<PlayerID>
     ) -> Bool {
