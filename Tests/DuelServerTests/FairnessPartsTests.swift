@@ -52,14 +52,13 @@ import Testing
     }
 
     /// Pings every second until three samples show a near connection, which is not pinged again;
-    /// every second for a far one; none outside a game; the first one phased.
+    /// every second for a far one; none outside a game; the first one at the game's first look.
     @Test func pingsComeEverySecondUntilAConnectionIsKnownToBeNear() {
         var probe = RoundTripProbe()
-        let outside = probe.wantsPing(nowUs: 0, phaseUs: 0)
+        let outside = probe.wantsPing(lookUs: 0)
         probe.measure("d1")
-        let early = probe.wantsPing(nowUs: 1_000, phaseUs: 300_000)
-        let phased = probe.wantsPing(nowUs: 301_000, phaseUs: 300_000)
-        #expect(!outside && !early && phased)
+        let first = probe.wantsPing(lookUs: 301_000)
+        #expect(!outside && first)
         var now: Int64 = 301_000
         for _ in 0..<3 {
             let ping = probe.nextPing(nowUs: now)
@@ -69,18 +68,37 @@ import Testing
             now += 999_000
         }
         // Three samples of 1 ms: near, no more pings, in this game or the next.
-        let near = probe.wantsPing(nowUs: now + 10_000_000, phaseUs: 0)
+        let near = probe.wantsPing(lookUs: now + 10_000_000)
         probe.measure("d2")
-        let nextGame = probe.wantsPing(nowUs: now + 20_000_000, phaseUs: 0)
+        let nextGame = probe.wantsPing(lookUs: now + 20_000_000)
         #expect(probe.isNear && !near && !nextGame)
         for _ in 0..<9 { probe.record(80, kernelRttUs: 500) }
         // 80 ms by the pings, but the kernel saw 0.5 ms: a busy loop, not a far client.
-        let busy = probe.wantsPing(nowUs: now + 25_000_000, phaseUs: 0)
+        let busy = probe.wantsPing(lookUs: now + 25_000_000)
         probe.record(80, kernelRttUs: nil)
         #expect(!busy)
-        let far = probe.wantsPing(nowUs: now + 30_000_000, phaseUs: 0)
+        let far = probe.wantsPing(lookUs: now + 30_000_000)
         _ = probe.nextPing(nowUs: now + 30_000_000)
         #expect(far && probe.nextPingUs == now + 31_000_000)
+    }
+
+    /// The sweep looks at a connection once a second: a ping written late (here 300 ms after the
+    /// look that asked for it) is due again at the next look, a second after the first, not a
+    /// look later.
+    @Test func aPingWrittenLateKeepsItsSecond() {
+        var probe = RoundTripProbe()
+        probe.measure("d1")
+        var look: Int64 = 5_000_000
+        var asked: [Int64] = []
+        for _ in 0..<5 {
+            if probe.wantsPing(lookUs: look) {
+                asked.append(look)
+                _ = probe.nextPing(nowUs: look + 300_000)
+            }
+            look += 1_000_000
+        }
+        // With the sweep's old 100 ms of slack it was 5, 7 and 9 s: every other look.
+        #expect(asked == [5_000_000, 6_000_000, 7_000_000, 8_000_000, 9_000_000])
     }
 
     @Test func aHeldReplyTakesItsVerdictFromItsQuestionsReveal() throws {

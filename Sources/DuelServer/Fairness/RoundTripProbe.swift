@@ -32,13 +32,14 @@ struct RoundTripProbe {
     /// The socket's peer is the client (not a trusted proxy): the kernel's RTT bounds the lag.
     var direct = true
 
-    /// Whether a ping should be asked for at `nowUs` (in a game, none waiting to be written).
-    /// The first of a game is planned `phaseUs` from now, so that the pings of players who
-    /// start together spread over the sweep's ticks instead of leaving in one burst.
-    mutating func wantsPing(nowUs: Int64, phaseUs: Int64) -> Bool {
+    /// Whether a ping should be asked for at the sweep's look at `lookUs` (in a game, none
+    /// waiting to be written). The sweep looks at a connection once per ``intervalUs``, so a ping
+    /// due before the next look is due now: a ping written late (a slow writable callback) keeps
+    /// its second instead of waiting for the look after. The first of a game is due at the
+    /// game's first look (the sweep spreads its looks over its ticks by connection number).
+    func wantsPing(lookUs: Int64) -> Bool {
         guard duel != nil, !due, !isNear else { return false }
-        if nextPingUs == 0 { nextPingUs = nowUs + phaseUs }
-        return nowUs >= nextPingUs
+        return nextPingUs == 0 || nextPingUs < lookUs + Self.intervalUs
     }
 
     /// The socket's lowest round trip as the kernel saw it at the last pong (µs); nil behind a
@@ -48,8 +49,8 @@ struct RoundTripProbe {
     /// Three samples or more, and a round trip too short to credit. The kernel's bound counts,
     /// as it does for the lag (``LagPolicy/lag(estimateMs:kernelRttUs:)``): a busy loop on either
     /// side stretches the pings of a client next door, not its socket's round trip.
-    /// Kept, not computed when asked: the sweep asks for every connection ten times a second,
-    /// and sorting each one's samples there was 5 % of the server's CPU at human pace with
+    /// Kept, not computed when asked: the sweep once asked for every connection ten times a
+    /// second (now once), and sorting each one's samples there was 5 % of the server's CPU at human pace with
     /// 4,000 players (bench/NOTES.md item 35); it changes only with a sample.
     private(set) var isNear = false
 

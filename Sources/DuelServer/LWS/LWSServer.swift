@@ -137,16 +137,17 @@ final class LWSServer: @unchecked Sendable, Transport {
     /// per tick, which also spreads the pings of players who start together over the ticks.
     /// Looking at all 4,000 every tick for the round-trip pings touched each connection's object
     /// ten times a second for nothing (a near one is never pinged again): 8 % of the lws thread
-    /// at human pace (bench/NOTES.md item 45). The dictionary's keys are read without touching
-    /// the connections. A round-trip ping due before the connection's next look (a second away,
-    /// less one tick) is due now, so the pings of a game keep their one second.
+    /// at human pace (bench/NOTES.md item 45). The other nine tenths cost a read of their keys.
+    /// ``RoundTripProbe/wantsPing(lookUs:)`` keeps a game's pings a second apart with one look a
+    /// second.
     fileprivate func sweep() {
         watchers.ticks += 1
         let phase = UInt64(watchers.ticks % 10)
-        let dueByUs = Clock.monotonicUs() + 100_000
+        let nowUs = Clock.monotonicUs()
         let nowMs = Clock.nowMs()
-        for (id, (connection, wsi)) in connections.byID where id % 10 == phase && !connection.isClosed {
-            if connection.probe.wantsPing(nowUs: dueByUs, phaseUs: 0) {
+        for id in connections.byID.keys where id % 10 == phase {
+            guard let (connection, wsi) = connections.byID[id], !connection.isClosed else { continue }
+            if connection.probe.wantsPing(lookUs: nowUs) {
                 connection.probe.due = true
                 lws_callback_on_writable(wsi)
             }
