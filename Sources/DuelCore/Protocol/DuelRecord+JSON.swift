@@ -126,8 +126,13 @@ extension DuelRecord {
     /// The record as a tree, for tests and tools: read back from ``serialized``, so that its
     /// form has one home.
     public var json: JSONValue {
-        // The writer's output is JSON by construction (JSONWriterTests).
-        (try? JSONParser.parse(serialized)) ?? .null
+        // The writer's output is JSON by construction (JSONWriterTests); a record that did not
+        // read back would be a bug in the writer, which a null here would hide from the tests.
+        do {
+            return try JSONParser.parse(serialized)
+        } catch {
+            preconditionFailure("a record's JSON did not read back: \(error)")
+        }
     }
 }
 

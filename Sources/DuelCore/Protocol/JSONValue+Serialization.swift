@@ -1,7 +1,7 @@
 extension JSONValue {
-    /// Compact JSON text (no insignificant white space), keys in their stored order.
-    /// Event records are serialized once per event on the
-    /// answer path, so this writes UTF-8 bytes into one buffer.
+    /// Compact JSON text (no insignificant white space), keys in their stored order, written as
+    /// UTF-8 bytes into one buffer. Event records do not come through here: they are written
+    /// without a tree (``JSONWriter``, ``DuelRecord/write(into:)``), whose text is this one's.
     public var serialized: String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(512)
