@@ -95,24 +95,26 @@ import Testing
         var now: Int64 = 0
         var revealed: [Int: Int] = [:]
         check(first, duel: duel, revealed: &revealed)
-        let seats = [Fixture.alice, Fixture.bob]
+        // Refusals that stand (``DuelStep/refusalStands``), with their time: each must be refused
+        // again on every later state, as the store would redo it there (the same input, stamped
+        // when it came).
+        var standing: [(input: Input, atMs: Int64)] = []
+        func refusedLater(_ refusal: (input: Input, atMs: Int64), on later: Duel) {
+            var copy = later
+            let again = apply(refusal.input, to: &copy, atMs: refusal.atMs, mixed: mixed)
+            #expect(again.rejection != nil, "\(refusal.input) at \(refusal.atMs) stood, but a later state took it")
+        }
         for input in inputs {
             now += input.dt
             let before = duel
-            let step: DuelStep
-            switch input {
-            case .advance: step = duel.advance(nowMs: now)
-            case .answer(let seat, let index, let choice, _):
-                if mixed, duel.questions.indices.contains(index) {
-                    step = duel.answer(player: seats[seat], questionIndex: index,
-                                       submission: Fixture.submission(choice, for: duel.questions[index]), atMs: now)
-                } else {
-                    step = duel.answer(player: seats[seat], questionIndex: index, choice: choice, atMs: now)
-                }
-            case .forfeit(let seat, _): step = duel.forfeit(player: seats[seat], atMs: now)
-            case .disconnect(let seat, _): step = duel.playerDisconnected(seats[seat], atMs: now)
-            case .reconnect(let seat, _): step = duel.playerReconnected(seats[seat], atMs: now)
-            case .stranger: step = duel.answer(player: "p-eve", questionIndex: 0, choice: 0, atMs: now)
+            let step = apply(input, to: &duel, atMs: now, mixed: mixed)
+            if step.refusalStands {
+                #expect(step.rejection != nil)
+                standing.append((input, now))
+            }
+            // The latest few against every state after them (all of them against the last state, below).
+            for refusal in standing.suffix(3) {
+                refusedLater(refusal, on: duel)
             }
             // A rejected input changes nothing beyond the deadlines already due at its time.
             if step.rejection != nil {
@@ -132,6 +134,7 @@ import Testing
             log += step.events
             check(step, duel: duel, revealed: &revealed)
         }
+        for refusal in standing { refusedLater(refusal, on: duel) }
         // seq: gap-free from 1, and the state's counter matches.
         #expect(log.map(\.seq) == Array(1...log.count))
         #expect(duel.seq == log.count)
@@ -139,6 +142,24 @@ import Testing
         if duel.result?.reason == .completed {
             // Every question was revealed exactly once.
             #expect(revealed == Dictionary(uniqueKeysWithValues: (0..<duel.questions.count).map { ($0, 1) }))
+        }
+    }
+
+    /// Applies one decoded input to `duel` at `atMs`.
+    func apply(_ input: Input, to duel: inout Duel, atMs now: Int64, mixed: Bool) -> DuelStep {
+        let seats = [Fixture.alice, Fixture.bob]
+        switch input {
+        case .advance: return duel.advance(nowMs: now)
+        case .answer(let seat, let index, let choice, _):
+            if mixed, duel.questions.indices.contains(index) {
+                return duel.answer(player: seats[seat], questionIndex: index,
+                                   submission: Fixture.submission(choice, for: duel.questions[index]), atMs: now)
+            }
+            return duel.answer(player: seats[seat], questionIndex: index, choice: choice, atMs: now)
+        case .forfeit(let seat, _): return duel.forfeit(player: seats[seat], atMs: now)
+        case .disconnect(let seat, _): return duel.playerDisconnected(seats[seat], atMs: now)
+        case .reconnect(let seat, _): return duel.playerReconnected(seats[seat], atMs: now)
+        case .stranger: return duel.answer(player: "p-eve", questionIndex: 0, choice: 0, atMs: now)
         }
     }
 

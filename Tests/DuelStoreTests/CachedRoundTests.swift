@@ -109,6 +109,30 @@ import Testing
         #expect(lane1.cache.latest(of: duel.id)?.version == moved.version + 1)
     }
 
+    /// A refusal that stands (``DuelStep/refusalStands``) is not checked against the stored state:
+    /// seat 0 already answered question 0 in lane 1's cache, and answering it again is refused on
+    /// every later state. So the round reads nothing and redoes nothing even though another
+    /// instance moved the duel on (lane 1's cache keeps its old state), and a round of nothing
+    /// else sends nothing to Postgres: it is refused on a closed connection too.
+    @Test func aRefusalThatStandsNeedsNoRead() async throws {
+        let (duel, connection, first, second) = try await duelOnTwoLanes()
+        defer { connection.close() }
+        var lane1 = first, lane2 = second
+        let cached = try #require(lane1.cache.latest(of: duel.id)?.version)
+        _ = DuelRepository(connection).applyInputs([
+            batches.answer(duel, seat: 1, correct: false, at: 1_600), DuelInputItem(duelID: duel.id, input: .advance(atMs: 1_700)),
+        ], lane: &lane2)
+        let again = batches.answer(duel, seat: 0, correct: true, at: 1_800)
+        let results = DuelRepository(connection).applyInputs([again], lane: &lane1)
+        #expect(try results[0].get()?.outcome == .rejected(ProtocolError(.alreadyAnswered)))
+        #expect(lane1.cache.latest(of: duel.id)?.version == cached)
+        // The stored duel moved on past the cached version, and nothing was logged for the refusal.
+        #expect(try connection.query("SELECT inputs FROM duels WHERE id = \(duel.id)::uuid")[0].int("inputs") == cached + 1)
+        connection.close()
+        let closed = try #require(DuelRepository(connection).applyCachedRound([again], lane: &lane1, outbox: Outbox()))
+        #expect(try closed[0].get()?.outcome == .rejected(ProtocolError(.alreadyAnswered)))
+    }
+
     /// A cached round that finishes a ranked game (a forfeit after a first answer) writes what
     /// the locking path writes: the finish, both ratings once, the progress that pays, the live
     /// markers gone, and the notifications in the outbox.

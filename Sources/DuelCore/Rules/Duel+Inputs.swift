@@ -24,6 +24,7 @@ extension Duel {
         switch checkAnswer(player: player, questionIndex: questionIndex, submission: submission, atMs: atMs) {
         case .failure(let rejection):
             step.outcome = .rejected(rejection)
+            step.refusalStands = rejection.code != .wrongQuestion || questionIndex < rounds.count
         case .success(let (seat, correct)):
             step.outcome = take(seat: seat, questionIndex: questionIndex, submission: submission, correct: correct,
                                 atMs: atMs, into: &step)
@@ -118,11 +119,13 @@ extension Duel {
         if let seat = seat(of: player) {
             if phase == .finished || players[seat].leftAtMs != nil {
                 step.outcome = .rejected(ProtocolError(.duelOver))
+                step.refusalStands = true
             } else {
                 leave(seat: seat, reason: .forfeit, atMs: atMs, into: &step)
             }
         } else {
             step.outcome = .rejected(ProtocolError(.notInDuel))
+            step.refusalStands = true
         }
         finishStep(&step)
         return step
@@ -135,6 +138,7 @@ extension Duel {
         catchUp(nowMs: atMs, into: &step)
         if phase == .finished {
             step.outcome = .rejected(ProtocolError(.duelOver))
+            step.refusalStands = true
         } else {
             finish(reason: .ended, winner: nil, atMs: atMs, into: &step)
         }
@@ -186,6 +190,7 @@ extension Duel {
         if let seat = seat(of: player) {
             if phase == .finished {
                 step.outcome = .rejected(ProtocolError(.duelOver))
+                step.refusalStands = true
             } else if !players[seat].isRecorded, change(&players[seat]) {
                 // (A recording has no connection to lose and no lag: nothing changes it.)
                 step.stateTouched = true
@@ -196,6 +201,7 @@ extension Duel {
             }
         } else {
             step.outcome = .rejected(ProtocolError(.notInDuel))
+            step.refusalStands = true
         }
         finishStep(&step)
         return step

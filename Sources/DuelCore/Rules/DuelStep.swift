@@ -63,6 +63,15 @@ public struct DuelStep: Sendable {
     public var logsInput: Bool { changedState }
     var stateTouched = false
 
+    /// Set with a refusal that every later state of the duel would give too (maybe with another
+    /// code): seats are fixed, a finished duel stays finished, and a question once revealed, or
+    /// once answered by a player, never takes that player's answer again. So a refusal judged on
+    /// a state that was not the latest (a lane's cache, when another instance moved the duel on)
+    /// is still right, and the store need not read the duel's version to check it
+    /// (``DuelRepository/applyCachedRound``). An answer to a question not yet opened is not one:
+    /// a later state may have opened it.
+    public internal(set) var refusalStands = false
+
     public var rejection: ProtocolError? {
         if case .rejected(let rejection) = outcome { return rejection }
         return nil

@@ -20,7 +20,11 @@ extension DuelRepository {
     ///   nothing is written, and the locking path redoes the round;
     /// - a duel that logged nothing in this round (its inputs were refused on the cached state)
     ///   has its version read (``versionQuery(_:)``); when it moved on, its inputs are redone by
-    ///   the locking path after the commit, in their order.
+    ///   the locking path after the commit, in their order. A refusal that stands
+    ///   (``DuelStep/refusalStands``: an answer to a question already won, revealed or answered, or
+    ///   to a finished duel) needs no read: every later state refuses it too. At human pace
+    ///   those are most of the refusals (players who answer after the question was won), and a
+    ///   round of nothing else sends nothing to Postgres.
     ///
     /// A round that finishes games sends their ratings, progress (or, with
     /// ``DuelLaneState/progressApart``, its record for the progress settler) and departures in
@@ -45,9 +49,10 @@ extension DuelRepository {
         let (queries, progressAt) = writes.pipelined(payloads: writes.payloads(for: db, announces: lane.announces),
                                                      progressApart: lane.progressApart)
         // The duels whose inputs were all refused write nothing: their versions are read, to
-        // check the guess.
-        let unwritten = before.keys.filter { !writes.writesRow(of: $0) }.sorted()
+        // check the guess, unless every refusal stands.
+        let unwritten = writes.judgedUnwritten.filter { !writes.writesRow(of: $0) }.sorted()
         let check = unwritten.isEmpty ? 0 : 1
+        guard check == 1 || !queries.isEmpty else { return updates.map { .success($0) } }
         let results: [[PGRow]]
         do {
             results = try db.pipeline((unwritten.isEmpty ? [] : [Self.versionQuery(unwritten)]) + queries)

@@ -17,6 +17,10 @@ struct DuelWrites {
     private var announcements = Announcements()
     /// What the games the batch ended, or that players left, owe their players' rows.
     private(set) var settlements = DuelSettlements()
+    /// Duels an input was judged on without a write, where a later state of the duel might have
+    /// judged it otherwise (anything but a refusal that stands, ``DuelStep/refusalStands``): a
+    /// round that guessed their states from a cache reads their versions to check the guess.
+    private(set) var judgedUnwritten: Set<String> = []
 
     var isEmpty: Bool { rows.isEmpty && events.isEmpty }
 
@@ -25,7 +29,10 @@ struct DuelWrites {
     mutating func add(
         _ step: DuelStep, duel: Duel, duelID: String, bankID: Int, input: DuelInput, version: Int, announce: Bool = true
     ) -> [StoredEvent] {
-        guard step.logsInput, let row = step.row else { return [] }
+        guard step.logsInput, let row = step.row else {
+            if !step.refusalStands { judgedUnwritten.insert(duelID) }
+            return []
+        }
         logInput(input, duelID: duelID, n: version)
         setRow(row, duelID: duelID, version: version)
         for new in step.newAnswers { answers.append((duelID, new)) }
