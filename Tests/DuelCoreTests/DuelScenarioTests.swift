@@ -58,6 +58,49 @@ import Testing
         #expect(duel.players[1].score == 0)
     }
 
+    /// Which refusals stand (``DuelStep/refusalStands``: a later state refuses them too, so the
+    /// store need not check a cached state for them): all but an answer to a question that may
+    /// still open.
+    @Test func refusalsThatStand() {
+        var (duel, _) = Fixture.duel()
+        _ = duel.advance(nowMs: 3_000)
+        // Question 1 may still open: the one refusal that does not stand.
+        let early = duel.answer(player: alice, questionIndex: 1, choice: 0, atMs: 3_100)
+        #expect(early.rejection?.code == .wrongQuestion && !early.refusalStands)
+        // Past the last question: it never opens.
+        let never = duel.answer(player: alice, questionIndex: duel.questions.count, choice: 0, atMs: 3_100)
+        #expect(never.rejection?.code == .wrongQuestion && never.refusalStands)
+        let negative = duel.answer(player: alice, questionIndex: -1, choice: 0, atMs: 3_100)
+        #expect(negative.rejection?.code == .badRequest && negative.refusalStands)
+        let stranger = duel.answer(player: "p-eve", questionIndex: 0, choice: 0, atMs: 3_100)
+        #expect(stranger.rejection?.code == .notInDuel && stranger.refusalStands)
+        #expect(duel.answer(player: alice, questionIndex: 0, choice: Fixture.wrong(0), atMs: 3_200).rejection == nil)
+        let again = duel.answer(player: alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 3_300)
+        #expect(again.rejection?.code == .alreadyAnswered && again.refusalStands)
+        // An accepted answer, and an input that changes nothing, are not refusals at all.
+        let won = duel.answer(player: bob, questionIndex: 0, choice: Fixture.correct(0), atMs: 3_400)
+        #expect(won.rejection == nil && !won.refusalStands)
+        #expect(!duel.advance(nowMs: 3_500).refusalStands)
+        // Question 1 opens after the reveal; Bob wins it, and Alice is locked out.
+        #expect(duel.advance(nowMs: 5_400).kinds == [.question])
+        #expect(duel.answer(player: bob, questionIndex: 1, choice: Fixture.correct(1), atMs: 5_500).rejection == nil)
+        let locked = duel.answer(player: alice, questionIndex: 1, choice: Fixture.correct(1), atMs: 5_600)
+        #expect(locked.rejection?.code == .lockedOut && locked.refusalStands)
+        // Question 2 is revealed at its deadline: too late.
+        #expect(duel.advance(nowMs: 7_500).kinds == [.question])
+        #expect(duel.advance(nowMs: 17_501).kinds == [.reveal])
+        let late = duel.answer(player: alice, questionIndex: 2, choice: Fixture.correct(2), atMs: 17_600)
+        #expect(late.rejection?.code == .tooLate && late.refusalStands)
+        _ = duel.forfeit(player: alice, atMs: 17_700)
+        let over = duel.answer(player: bob, questionIndex: 3, choice: 0, atMs: 17_800)
+        #expect(over.rejection?.code == .duelOver && over.refusalStands)
+        let forfeitAgain = duel.forfeit(player: bob, atMs: 17_900)
+        #expect(forfeitAgain.rejection?.code == .duelOver && forfeitAgain.refusalStands)
+        let lag = duel.measured(bob, lagMs: 50, atMs: 18_000)
+        #expect(lag.rejection?.code == .duelOver && lag.refusalStands)
+        #expect(duel.end(atMs: 18_100).refusalStands)
+    }
+
     /// (b) Player 1 answers wrong first: player 2 may still answer; the reveal comes when both have.
     @Test func wrongAnswerLocksOutOnlyItsAuthor() {
         for bobIsRight in [true, false] {

@@ -125,6 +125,8 @@ import Testing
         let again = batches.answer(duel, seat: 0, correct: true, at: 1_800)
         let results = DuelRepository(connection).applyInputs([again], lane: &lane1)
         #expect(try results[0].get()?.outcome == .rejected(ProtocolError(.alreadyAnswered)))
+        // Its state may be stale: the update arms no timer.
+        #expect(try results[0].get()?.nextDeadlineMs == nil)
         #expect(lane1.cache.latest(of: duel.id)?.version == cached)
         // The stored duel moved on past the cached version, and nothing was logged for the refusal.
         #expect(try connection.query("SELECT inputs FROM duels WHERE id = \(duel.id)::uuid")[0].int("inputs") == cached + 1)

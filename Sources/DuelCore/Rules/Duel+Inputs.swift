@@ -24,7 +24,9 @@ extension Duel {
         switch checkAnswer(player: player, questionIndex: questionIndex, submission: submission, atMs: atMs) {
         case .failure(let rejection):
             step.outcome = .rejected(rejection)
+            // Only a question still to open may take the answer later.
             step.refusalStands = rejection.code != .wrongQuestion || questionIndex < rounds.count
+                || questionIndex >= questions.count
         case .success(let (seat, correct)):
             step.outcome = take(seat: seat, questionIndex: questionIndex, submission: submission, correct: correct,
                                 atMs: atMs, into: &step)

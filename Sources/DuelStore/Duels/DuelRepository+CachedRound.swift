@@ -21,10 +21,11 @@ extension DuelRepository {
     /// - a duel that logged nothing in this round (its inputs were refused on the cached state)
     ///   has its version read (``versionQuery(_:)``); when it moved on, its inputs are redone by
     ///   the locking path after the commit, in their order. A refusal that stands
-    ///   (``DuelStep/refusalStands``: an answer to a question already won, revealed or answered, or
-    ///   to a finished duel) needs no read: every later state refuses it too. At human pace
-    ///   those are most of the refusals (players who answer after the question was won), and a
-    ///   round of nothing else sends nothing to Postgres.
+    ///   (``DuelStep/refusalStands``: every refusal of an answer but one to a question that may
+    ///   still open, and `duel_over` or `not_in_duel` for anything else) needs no read: every
+    ///   later state refuses it too, if perhaps with another code. At human pace those are most
+    ///   of the refusals (players who answer after the question was won), and a round of nothing
+    ///   else sends nothing to Postgres.
     ///
     /// A round that finishes games sends their ratings, progress (or, with
     /// ``DuelLaneState/progressApart``, its record for the progress settler) and departures in
@@ -82,8 +83,9 @@ extension DuelRepository {
         return answers
     }
 
-    /// The versions of duels a round read but did not write. No lock: the refusals were right
-    /// as of this read, which is where the round takes its place among other instances' writes.
+    /// The versions of duels a round read but did not write (other than standing refusals). No
+    /// lock: what the round judged was right as of this read, which is where the round takes its
+    /// place among other instances' writes.
     static func versionQuery(_ ids: [String]) -> SQLQuery {
         "SELECT id::text AS id, inputs FROM duels WHERE id = ANY(\(PGArray(ids))::uuid[])"
     }

@@ -135,7 +135,10 @@ extension DuelRepository {
             states[item.duelID] = state
             updates[index] = DuelUpdate(
                 duelID: item.duelID, seq: state.duel.seq, players: state.duel.players.map(\.id),
-                outcome: step.outcome, events: events, nextDeadlineMs: state.duel.nextDeadlineMs,
+                // A standing refusal changed nothing, and its state may be a stale cache's (a cached
+                // round does not check it): it arms no timer.
+                outcome: step.outcome, events: events,
+                nextDeadlineMs: step.refusalStands && !step.logsInput ? nil : state.duel.nextDeadlineMs,
                 finished: state.duel.phase == .finished)
         }
         return (writes, updates)
