@@ -38,6 +38,7 @@ import Testing
         var log: [DuelInput] = []
         var now: Int64 = 0
         var taken: [Int: [Taken]] = [:]
+        var standing = StandingRefusals()
         for raw in raws {
             var bits = UInt64(bitPattern: Int64(raw))
             func take(_ n: UInt64) -> Int { defer { bits /= n }; return Int(bits % n) }
@@ -59,6 +60,7 @@ import Testing
             let before = duel
             let step = duel.apply(input)
             log.append(input)
+            standing.note(input, step, then: duel)
             // The oracle: an answer taken (waiting or judged at once) with its credited time.
             if case .answer(let author, let index, let submission, let at) = input, step.rejection == nil
                 || (step.settled[author] != nil && before.rounds.indices.contains(index)
@@ -108,6 +110,7 @@ import Testing
                 #expect(answer.verdicts == 1 || judgedAtOnce, "answer of \(answer.player) judged \(answer.verdicts) times")
             }
         }
+        standing.checkAll(on: duel)
         var rebuilt = start
         rebuilt.replay(log)
         #expect(rebuilt == duel, "a rebuild from the log differs from the live state")

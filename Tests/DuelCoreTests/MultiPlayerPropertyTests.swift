@@ -48,6 +48,7 @@ import Testing
         }
         var now: Int64 = 0
         var reveals: [Int: Int] = [:]
+        var standing = StandingRefusals()
         for raw in raws {
             var bits = UInt64(bitPattern: Int64(raw))
             func take(_ n: UInt64) -> Int { defer { bits /= n }; return Int(bits % n) }
@@ -67,7 +68,9 @@ import Testing
                 reveals[event.record.question?.index ?? -1, default: 0] += 1
             }
             check(duel)
+            standing.note(input, step, then: duel)
         }
+        standing.checkAll(on: duel)
         // Reveal once: no question is revealed twice.
         #expect(reveals.values.allSatisfy { $0 == 1 }, "\(reveals)")
         // Play out the game (each transition times the next from itself): placements are
@@ -199,5 +202,29 @@ import Testing
         let decoded = try JSONDecoder().decode(Duel.self, from: Data(old.utf8))
         #expect(decoded.mode == .ranked && decoded.isRated)
         #expect(decoded.record().result?.placements == ["p-alice": 1, "p-bob": 2])
+    }
+}
+
+/// Refusals that stand (``DuelStep/refusalStands``) in a random game: each must be refused again
+/// by every later state, as the store would redo it there (the same input, with its own stamp).
+/// The latest few are tried after every step, all of them on the last state.
+struct StandingRefusals {
+    private(set) var inputs: [DuelInput] = []
+
+    mutating func note(_ input: DuelInput, _ step: DuelStep, then duel: Duel) {
+        if step.refusalStands {
+            #expect(step.rejection != nil)
+            inputs.append(input)
+        }
+        for input in inputs.suffix(3) { refusedAgain(input, on: duel) }
+    }
+
+    func checkAll(on duel: Duel) {
+        for input in inputs { refusedAgain(input, on: duel) }
+    }
+
+    private func refusedAgain(_ input: DuelInput, on later: Duel) {
+        var copy = later
+        #expect(copy.apply(input).rejection != nil, "\(input) stood, but a later state took it")
     }
 }
