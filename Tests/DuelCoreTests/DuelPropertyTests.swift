@@ -182,6 +182,12 @@ import Testing
             if event.kind == .reveal {
                 revealed[event.record.reveal!.questionIndex, default: 0] += 1
             }
+            // No event shows a question before it opens: one opened ahead in its reveal's step
+            // shows first in its own event, stamped when it opens (issue 25), and an end in the
+            // pause shows the question just revealed.
+            if let question = event.record.question {
+                #expect(question.opensAtMs <= event.atMs, "\(event.kind) at \(event.atMs) shows question \(question.index)")
+            }
             checkNoLeak(event.record, duel: duel)
         }
         for viewer in [Fixture.alice, Fixture.bob] {

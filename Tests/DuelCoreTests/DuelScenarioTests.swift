@@ -42,15 +42,21 @@ import Testing
         _ = duel.advance(nowMs: 3_000)
         let step = duel.answer(player: alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 4_500)
         #expect(step.outcome == .answered(correct: true, points: 190))
-        #expect(step.kinds == [.answered, .reveal])
-        #expect(duel.phase == .reveal)
-        #expect(duel.currentRound?.revealCause == .won)
+        #expect(step.kinds == [.answered, .reveal, .question])
+        #expect(duel.rounds[0].revealCause == .won)
         let reveal = step.events[1].record.reveal
         #expect(reveal?.correctChoice == 0)
         #expect(reveal?.points[alice] == 190)
         #expect(reveal?.points[bob] == 0)
         #expect(reveal?.choices[bob] == .some(nil))
-        #expect(step.nextDeadlineMs == 6_500)
+        #expect(step.events[1].record.state == .reveal)
+        #expect(step.events[1].record.phaseEndsAtMs == 6_500)
+        // The next question opens in the same step, stamped at the reveal pause's end (issue 25):
+        // its event lies ahead of the clock, and the next deadline is its own.
+        #expect(duel.phase == .question)
+        #expect(step.events[2].atMs == 6_500 && step.events[2].record.question?.index == 1)
+        #expect(duel.currentRound?.opensAtMs == 6_500)
+        #expect(step.nextDeadlineMs == 16_501)
 
         let late = duel.answer(player: bob, questionIndex: 0, choice: Fixture.correct(0), atMs: 4_600)
         #expect(late.rejection?.code == .lockedOut)
@@ -81,14 +87,18 @@ import Testing
         let won = duel.answer(player: bob, questionIndex: 0, choice: Fixture.correct(0), atMs: 3_400)
         #expect(won.rejection == nil && !won.refusalStands)
         #expect(!duel.advance(nowMs: 3_500).refusalStands)
-        // Question 1 opens after the reveal; Bob wins it, and Alice is locked out.
-        #expect(duel.advance(nowMs: 5_400).kinds == [.question])
+        // Question 1 opened with the reveal, at its pause's end (5,400): an answer before that
+        // stays early in every later state.
+        let ahead = duel.answer(player: alice, questionIndex: 1, choice: Fixture.correct(1), atMs: 5_399)
+        #expect(ahead.rejection?.code == .wrongQuestion && ahead.refusalStands)
+        // Bob wins it, and Alice is locked out.
+        #expect(duel.advance(nowMs: 5_400).kinds == [])
         #expect(duel.answer(player: bob, questionIndex: 1, choice: Fixture.correct(1), atMs: 5_500).rejection == nil)
         let locked = duel.answer(player: alice, questionIndex: 1, choice: Fixture.correct(1), atMs: 5_600)
         #expect(locked.rejection?.code == .lockedOut && locked.refusalStands)
         // Question 2 is revealed at its deadline: too late.
-        #expect(duel.advance(nowMs: 7_500).kinds == [.question])
-        #expect(duel.advance(nowMs: 17_501).kinds == [.reveal])
+        #expect(duel.advance(nowMs: 7_500).kinds == [])
+        #expect(duel.advance(nowMs: 17_501).kinds == [.reveal, .question])
         let late = duel.answer(player: alice, questionIndex: 2, choice: Fixture.correct(2), atMs: 17_600)
         #expect(late.rejection?.code == .tooLate && late.refusalStands)
         _ = duel.forfeit(player: alice, atMs: 17_700)
@@ -119,8 +129,8 @@ import Testing
             let choice = bobIsRight ? Fixture.correct(0) : Fixture.wrong(0)
             let second = duel.answer(player: bob, questionIndex: 0, choice: choice, atMs: 9_000)
             #expect(second.outcome == .answered(correct: bobIsRight, points: bobIsRight ? 140 : 0))
-            #expect(second.kinds == [.answered, .reveal])
-            #expect(duel.currentRound?.revealCause == (bobIsRight ? .won : .allAnswered))
+            #expect(second.kinds == [.answered, .reveal, .question])
+            #expect(duel.rounds[0].revealCause == (bobIsRight ? .won : .allAnswered))
             let reveal = second.events[1].record.reveal
             #expect(reveal?.choices[alice] == .some(Fixture.wrong(0)))
             #expect(reveal?.choices[bob] == .some(choice))
@@ -133,8 +143,8 @@ import Testing
         _ = duel.advance(nowMs: 3_000)
         #expect(duel.advance(nowMs: 13_000).events.isEmpty)
         let step = duel.advance(nowMs: 13_001)
-        #expect(step.kinds == [.reveal])
-        #expect(duel.currentRound?.revealCause == .deadline)
+        #expect(step.kinds == [.reveal, .question])
+        #expect(duel.rounds[0].revealCause == .deadline)
         #expect(step.events[0].record.reveal?.points == [alice: 0, bob: 0])
         let late = duel.answer(player: bob, questionIndex: 0, choice: 0, atMs: 13_002)
         #expect(late.rejection?.code == .tooLate)
@@ -153,7 +163,7 @@ import Testing
         // No advance at 13_001: the answer itself applies the due deadline first.
         let step = duel.answer(player: alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 13_001)
         #expect(step.rejection?.code == .tooLate)
-        #expect(step.kinds == [.reveal])
+        #expect(step.kinds == [.reveal, .question])
         #expect(duel.players[0].score == 0)
     }
 
@@ -168,9 +178,9 @@ import Testing
         #expect(duel.answer(player: alice, questionIndex: 0, choice: 4, atMs: 3_100).rejection?.code == .badRequest)
         #expect(duel.answer(player: alice, questionIndex: 0, choice: -1, atMs: 3_100).rejection?.code == .badRequest)
         #expect(duel.answer(player: "p-eve", questionIndex: 0, choice: 0, atMs: 3_100).rejection?.code == .notInDuel)
-        // During the reveal, the next question is not open yet.
+        // During the reveal, the next question is not open yet (it opens ahead, at 5,200).
         _ = duel.answer(player: alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 3_200)
-        #expect(duel.phase == .reveal)
+        #expect(duel.currentRound?.opensAtMs == 5_200)
         #expect(duel.answer(player: bob, questionIndex: 1, choice: 0, atMs: 3_300).rejection?.code == .wrongQuestion)
         #expect(duel.answer(player: alice, questionIndex: 0, choice: 0, atMs: 3_300).rejection?.code == .alreadyAnswered)
         // An earlier question keeps its own verdict after the next one opens.
@@ -264,9 +274,10 @@ import Testing
     }
 
     @Test(arguments: [
-        (Int64(1_000), DuelPhase.countdown), (5_000, .question), (7_000, .reveal), (14_000, .question),
+        (Int64(1_000), DuelPhase.countdown), (5_000, .question), (7_000, .question), (14_000, .question),
     ])
     func forfeitInEveryStateLosesAtOnce(atMs: Int64, phase: DuelPhase) {
+        // 7,000 is in the reveal pause (6,000-8,000), where question 1 waits, opened ahead.
         var (duel, _) = Fixture.duel()
         if atMs >= 7_000 {
             _ = duel.advance(nowMs: 3_000)
@@ -276,6 +287,12 @@ import Testing
         #expect(duel.phase == phase)
         let step = duel.forfeit(player: bob, atMs: atMs)
         #expect(step.kinds == [.complete])
+        // A game that ends in the pause ends before the question opened ahead of it: the end
+        // shows the question just revealed, and the unplayed one is gone.
+        if atMs == 7_000 {
+            #expect(duel.rounds.count == 1)
+            #expect(step.events[0].record.questionIndex == 0 && step.events[0].record.reveal?.questionIndex == 0)
+        }
         #expect(duel.result?.winner == alice)
         #expect(duel.result?.reason == .forfeit)
         #expect(step.completion != nil)
@@ -290,9 +307,11 @@ import Testing
         _ = duel.advance(nowMs: 3_000)
         _ = duel.answer(player: alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 3_100)
         let step = duel.end(atMs: atMs)
-        // Deadlines already due apply first (PROTOCOL.md, ops.end_duel): question 1 opened at
-        // 5,100 (the reveal's 2 s after the answer), so only the end at 7,000 shows it.
-        #expect(step.kinds == (atMs == 7_000 ? [.question, .complete] : [.complete]))
+        // Deadlines already due apply first (PROTOCOL.md, ops.end_duel). Question 1 was opened
+        // ahead by the reveal, at 5,100 (the reveal's 2 s after the answer): the end at 7,000
+        // comes after it opened; the end at 5,000 comes before, so it was never played.
+        #expect(step.kinds == [.complete])
+        #expect(duel.rounds.count == (atMs == 7_000 ? 2 : 1))
         #expect(duel.result?.reason == .ended)
         #expect(duel.result?.winner == nil)
         for outcome in duel.result?.outcomes ?? [] { #expect(outcome.rating.before == outcome.rating.after) }

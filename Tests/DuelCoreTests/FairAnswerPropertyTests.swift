@@ -122,7 +122,7 @@ import Testing
         _ = duel.advance(nowMs: 3_000)
         let step = duel.answer(player: Fixture.alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 3_500)
         #expect(step.outcome == .answered(correct: true, points: 200))
-        #expect(duel.currentRound?.revealCause == .won)
+        #expect(duel.rounds[0].revealCause == .won)
     }
 
     /// The race of the issue: a far player (lag 200) who answered 60 ms sooner wins, though
@@ -140,9 +140,9 @@ import Testing
         let far = duel.answer(player: Fixture.bob, questionIndex: 0, choice: Fixture.correct(0), atMs: 3_540)
         #expect(far.outcome == .answered(correct: true, points: 200))
         #expect(far.settled[Fixture.alice] == .rejected(ProtocolError(.lockedOut)))
-        #expect(far.events.map(\.kind) == [.answered, .reveal])
-        #expect(duel.currentRound?.answers.map(\.player) == [Fixture.bob])
-        #expect(duel.currentRound?.answers.first?.creditedAtMs == 3_340)
+        #expect(far.events.map(\.kind) == [.answered, .reveal, .question])
+        #expect(duel.rounds[0].answers.map(\.player) == [Fixture.bob])
+        #expect(duel.rounds[0].answers.first?.creditedAtMs == 3_340)
         #expect(duel.players[1].score == 200)
     }
 
@@ -156,7 +156,7 @@ import Testing
         #expect(duel.advance(nowMs: 3_599).events.isEmpty)
         let settle = duel.advance(nowMs: 3_600)
         #expect(settle.settled[Fixture.alice] == .answered(correct: true, points: 200))
-        #expect(settle.events.map(\.kind) == [.answered, .reveal])
+        #expect(settle.events.map(\.kind) == [.answered, .reveal, .question])
         // Too late by credited time: Bob's answer arriving at the settle is locked out.
         let late = duel.answer(player: Fixture.bob, questionIndex: 0, choice: Fixture.correct(0), atMs: 3_600)
         #expect(late.rejection == ProtocolError(.lockedOut))
@@ -172,7 +172,7 @@ import Testing
         #expect(duel.currentRound?.settlesAtMs == 3_600)
         let gone = duel.playerDisconnected(Fixture.bob, atMs: 3_450)
         #expect(gone.settled[Fixture.alice] == .answered(correct: true, points: 200))
-        #expect(gone.events.map(\.kind) == [.answered, .reveal])
+        #expect(gone.events.map(\.kind) == [.answered, .reveal, .question])
         // The next question: Bob is still away, so Alice's right answer wins at once.
         _ = duel.advance(nowMs: 7_000)
         let next = duel.answer(player: Fixture.alice, questionIndex: 1, choice: Fixture.correct(1), atMs: 7_200)
@@ -180,6 +180,6 @@ import Testing
             Issue.record("waited for a player with no connection: \(next.outcome)")
             return
         }
-        #expect(duel.currentRound?.revealCause == .won)
+        #expect(duel.rounds[1].revealCause == .won)
     }
 }

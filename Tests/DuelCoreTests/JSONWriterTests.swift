@@ -36,8 +36,8 @@ import Testing
         _ = duel.advance(nowMs: 3_000)
         _ = duel.answer(player: Fixture.alice, questionIndex: 0, submission: .choice(1), atMs: 4_000)
         // Past the question's deadline: revealed.
-        _ = duel.advance(nowMs: 13_001)
-        let record = duel.record(for: Fixture.alice)!
+        let revealed = duel.advance(nowMs: 13_001)
+        let record = try #require(revealed.events.first { $0.kind == .reveal }).record
         #expect(record.reveal != nil)
         let text = record.serialized
         // The record's text is its tree's, key for key (the tree is read back from the text).

@@ -31,7 +31,7 @@ import Testing
         let step = duel.advance(nowMs: 5_004)
         #expect(duel.rounds[0].revealCause == .won)
         #expect(duel.rounds[0].answers.map(\.player) == [Self.ghost] && duel.rounds[0].answers[0].atMs == 5_000)
-        #expect(step.events.map(\.kind) == [.answered, .reveal])
+        #expect(step.events.map(\.kind) == [.answered, .reveal, .question])
         #expect(step.newAnswers.isEmpty, "a recording's answers are nobody's")
         #expect(duel.answer(player: Self.human, questionIndex: 0, choice: 0, atMs: 5_010).outcome
             == .rejected(ProtocolError(.lockedOut)))

@@ -30,6 +30,7 @@ struct Parts {
     let jobs: ServerJobs
     let notifications: PlayerNotifications
     let delivery: DuelDelivery
+    let timer: DeadlineTimer
 
     init() {
         let logger = Logger(label: "parts-test")
@@ -39,8 +40,9 @@ struct Parts {
             pool: DatabasePool(conninfo: "host=/nonexistent", size: 1),
             lanes: DuelLanes(conninfo: "host=/nonexistent", count: 1, origin: "test", logger: logger),
             inbox: Inbox(), transport: transport, connections: connections, metrics: metrics, notifications: notifications)
+        timer = DeadlineTimer(transport: transport)
         delivery = DuelDelivery(
-            connections: connections, replies: replies, jobs: jobs, timer: DeadlineTimer(transport: transport),
+            connections: connections, replies: replies, jobs: jobs, timer: timer,
             lanes: DuelLanes(conninfo: "host=/nonexistent", count: 1, origin: "test", logger: logger),
             metrics: metrics, instance: "test", measuresLag: true, logger: logger)
     }
@@ -109,7 +111,7 @@ func event(_ duel: String, _ seq: Int, _ kind: DuelEventKind) -> StoredEvent {
     @Test func aSignInContinuesFromTheLiveRecordAndLogoutForgets() {
         let parts = Parts()
         let a = parts.connect(1, as: "a")
-        parts.delivery.signedIn(a, live: event("d", 5, .question))
+        _ = parts.delivery.signedIn(a, live: [event("d", 4, .reveal), event("d", 5, .question)])
         parts.delivery.deliver([event("d", 5, .question), event("d", 6, .answered)], players: ["a"])
         #expect(parts.transport.texts(to: a.id).count == 1)
         parts.delivery.forget(a)

@@ -104,7 +104,7 @@ import Testing
             policy: MatchPolicy(), configuration: config, nowMs: 1_000)
         let duel = try #require(created.first)
         #expect(duel.events.map(\.kind) == [.`init`, .question])
-        #expect(try DuelRepository(connection).liveDuel(player: ids[0])?.seq == 2)
+        #expect(try DuelRepository(connection).liveDuel(player: ids[0]).last?.seq == 2)
         #expect(throws: StoreError(.inDuel)) { try QueueRepository(connection).enqueue(player: ids[0], bank: "general-science") }
 
         var now: Int64 = 1_000
@@ -123,7 +123,7 @@ import Testing
         let events = try DuelRepository(connection).events(duel: duel.duelID, afterSeq: 0)
         #expect(events.map(\.seq) == Array(1...events.count))
         #expect(events.last?.kind == .complete)
-        #expect(try DuelRepository(connection).liveDuel(player: ids[0]) == nil)
+        #expect(try DuelRepository(connection).liveDuel(player: ids[0]).isEmpty)
         let profile = try #require(try PlayerRepository(connection).profile(player: ids[0]))
         #expect(profile.wins == 1 && profile.games == 1 && profile.totalScore == 600)
         #expect(profile.ratings["general-science"]! > 1500)

@@ -5,7 +5,8 @@ extension Duel {
     ///
     /// Each transition is stamped `nowMs` and the next phase is timed from it, so
     /// a timer that fires late (or a server that restarts) never shortens the
-    /// next question's window.
+    /// next phase. (A reveal opens the next question itself, at the pause's end: see
+    /// ``reveal(cause:atMs:into:)``.)
     mutating func catchUp(nowMs: Int64, into step: inout DuelStep) {
         // Terminates: every pass opens a round, reveals one or finishes the duel.
         while phase != .finished {
@@ -92,6 +93,7 @@ extension Duel {
                 reveal(cause: .deadline, atMs: atMs, into: &step)
             }
         case .reveal:
+            // (A state stored before questions opened in their reveal's step may still wait here.)
             if rounds.count < questions.count {
                 open(questionIndex: rounds.count, atMs: atMs, into: &step)
             } else {
@@ -118,6 +120,13 @@ extension Duel {
         phase = .reveal
         phaseEndsAtMs = atMs + configuration.revealMs
         emit(.reveal, atMs: atMs, into: &step)
+        // The next question opens in this same step, stamped at the pause's end (issue 25): the
+        // opening needs no step of its own, so no round, no write and no wake-up. An answer
+        // stamped before it opens is still refused (`wrong_question`), and its `question` event,
+        // stored ahead of the clock, is held back from every connection until its time.
+        if rounds.count < questions.count {
+            open(questionIndex: rounds.count, atMs: atMs + configuration.revealMs, into: &step)
+        }
     }
 
     /// Rule 8: the higher score wins; equal scores draw. `winner` is for two-player duels;
@@ -155,6 +164,11 @@ extension Duel {
     mutating func finish(reason: FinishReason, winner: PlayerID?, atMs: Int64, into step: inout DuelStep) {
         // An operator's end or an abandonment while answers wait: they are judged first.
         if phase == .question, currentRound?.isSettling == true { resolveSettle(atMs: atMs, into: &step) }
+        // A game that ends in a reveal pause ends before the question opened ahead of it: that
+        // question was never played (its stored event goes out with the end, never its key).
+        if let round = currentRound, round.opensAtMs > atMs {
+            rounds.removeLast()
+        }
         let places = placements(winner: winner)
         let rated = isRated && reason != .ended
         var outcomes: [PlayerOutcome]

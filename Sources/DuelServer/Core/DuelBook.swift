@@ -17,6 +17,9 @@ struct DuelBook {
     private var finishedOrder: [String] = []
     private var finishedHead = 0
     let finishedLimit: Int
+    /// Stored events still ahead of the clock (a question opened in its reveal's step), held
+    /// until their time.
+    var ahead = HeldEvents()
 
     init(finishedLimit: Int = 50_000) {
         self.finishedLimit = finishedLimit
@@ -46,6 +49,7 @@ struct DuelBook {
     }
 
     mutating func finish(_ duel: String) {
+        ahead.drop(duel)
         seen[duel] = nil
         timerSeqs[duel] = nil
         players[duel] = nil

@@ -25,6 +25,8 @@ final class DuelDelivery: @unchecked Sendable {
     private var sent: [UInt64: ConnectionDuels] = [:]
     /// Numbers `resume` requests, so a finished read clears only its own hold.
     private var resumeGeneration = 0
+    /// The timer key that releases events held ahead of the clock (``DuelBook/ahead``).
+    private static let releaseKey = "~held-events"
 
     struct ConnectionDuels {
         var delivered: [String: Int] = [:]
@@ -46,6 +48,7 @@ final class DuelDelivery: @unchecked Sendable {
         self.metrics = metrics
         self.instance = instance
         self.logger = logger
+        timer.handle(Self.releaseKey) { [unowned self] in release() }
     }
 
     // MARK: Inputs
@@ -114,12 +117,14 @@ final class DuelDelivery: @unchecked Sendable {
     /// Sends stored events to every local connection of `players`, each event once
     /// and in seq order. A connection that would see a gap fetches what it missed.
     func deliver(_ events: [StoredEvent], players: [PlayerID]) {
-        guard let last = events.last, !book.isFinished(last.duelID) else { return }
+        guard let first = events.first, !book.isFinished(first.duelID) else { return }
+        let now = Clock.nowMs()
+        let events = due(events, players: players, nowMs: now)
+        guard let last = events.last else { return }
         let duel = last.duelID
         let completes = events.contains { $0.kind == .complete }
         book.saw(duel, seq: last.seq)
         // Each event's envelope is built once; every connection queues that same text.
-        let now = Clock.nowMs()
         var messages = [String?](repeating: nil, count: events.count)
         let seqs = events.lazy.map(\.seq)
         for player in players {
@@ -144,6 +149,20 @@ final class DuelDelivery: @unchecked Sendable {
             }
         }
         if completes { book.finish(duel) }
+    }
+
+    /// What of one duel's `events` is due now, with what was held of it before; the rest is
+    /// held for `players` until its time (``HeldEvents``).
+    private func due(_ events: [StoredEvent], players: [PlayerID], nowMs: Int64) -> [StoredEvent] {
+        let due = book.ahead.admit(events, players: players, nowMs: nowMs)
+        if let next = book.ahead.firstDueMs(of: events[0].duelID) { timer.schedule(Self.releaseKey, atMs: next) }
+        return due
+    }
+
+    /// The timer: delivers the held events that came due.
+    private func release() {
+        for (players, events) in book.ahead.popDue(nowMs: Clock.nowMs()) { deliver(events, players: players) }
+        if let next = book.ahead.nextDueMs { timer.schedule(Self.releaseKey, atMs: next) }
     }
 
     private func fillGap(_ connection: Connection, duel: String, after: Int) {
@@ -238,11 +257,23 @@ final class DuelDelivery: @unchecked Sendable {
 
     // MARK: Connections
 
-    /// A sign-in found the player's live duel at `live`: its events continue from there.
-    func signedIn(_ connection: Connection, live: StoredEvent) {
+    /// A sign-in found the player's live duel with its newest events (``DuelRepository/liveDuel(player:)``):
+    /// its events continue from the latest one due, which this returns (the reply shows its
+    /// record); one still ahead of the clock is held for the player until its time.
+    func signedIn(_ connection: Connection, live newest: [StoredEvent]) -> StoredEvent? {
+        let (due, later) = HeldEvents.split(newest, nowMs: Clock.nowMs())
+        guard let live = due.last, let player = connection.player else { return nil }
         let delivered = sent[connection.id]?.delivered[live.duelID] ?? 0
         sent[connection.id, default: ConnectionDuels()].delivered[live.duelID] = max(delivered, live.seq)
         book.saw(live.duelID, seq: live.seq)
+        if !later.isEmpty { hold(Array(later), for: player) }
+        return live
+    }
+
+    /// Holds one duel's events that are all still ahead of the clock, for `player`'s connections.
+    private func hold(_ later: [StoredEvent], for player: PlayerID) {
+        book.ahead.hold(later, players: [player])
+        timer.schedule(Self.releaseKey, atMs: later[0].atMs)
     }
 
     /// The connection no longer speaks for a player (logout): it starts from nothing.
@@ -275,10 +306,13 @@ final class DuelDelivery: @unchecked Sendable {
             if current { sent[connection.id]?.resuming[duel] = nil }
             switch result {
             case .success(nil): replies.fail(connection, ref, ProtocolError(.unknownDuel))
-            case .success(let events?):
+            case .success(let stored?):
                 replies.reply(connection, ref)
-                // Exactly the events after `after_seq`, in order, even ones delivered before.
+                // Exactly the events after `after_seq`, in order, even ones delivered before;
+                // those still ahead of the clock at their time.
                 let now = Clock.nowMs()
+                let (events, later) = HeldEvents.split(stored, nowMs: now)
+                if !later.isEmpty { hold(Array(later), for: player) }
                 for event in events {
                     replies.send(connection, event.message(serverTimeMs: now))
                     metrics.eventsSent += 1
@@ -299,8 +333,10 @@ final class DuelDelivery: @unchecked Sendable {
     /// go through ``deliver(_:players:)``, which ignores finished duels).
     private func catchUp(_ connection: Connection, duel: String, after: Int) {
         jobs.database(for: connection, { db in try DuelRepository(db).events(duel: duel, afterSeq: after) }) { [self] connection, result in
-            guard let connection, case .success(let events) = result else { return }
+            guard let connection, let player = connection.player, case .success(let stored) = result else { return }
             let now = Clock.nowMs()
+            let (events, later) = HeldEvents.split(stored, nowMs: now)
+            if !later.isEmpty { hold(Array(later), for: player) }
             var delivered = sent[connection.id]?.delivered[duel] ?? after
             for event in events where event.seq == delivered + 1 {
                 replies.send(connection, event.message(serverTimeMs: now))

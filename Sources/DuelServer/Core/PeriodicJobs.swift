@@ -196,7 +196,7 @@ final class PeriodicJobs: @unchecked Sendable {
         rescheduleLiveDuels()
         for player in connections.directory.players {
             jobs.database(for: nil, { db in try DuelRepository(db).liveDuel(player: player) }) { [self] _, result in
-                guard case .success(let live?) = result else { return }
+                guard case .success(let newest) = result, let live = newest.last else { return }
                 delivery.resynchronize(player, live: live)
             }
         }

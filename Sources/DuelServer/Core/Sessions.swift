@@ -4,7 +4,7 @@ import Foundation
 
 /// What a sign-in's database job reads: the player, their profile, their live duel's latest
 /// event, and their room and waiting challenges.
-typealias SignIn = (player: PlayerID, profile: PlayerProfile?, live: StoredEvent?, waiting: WaitingSocial)
+typealias SignIn = (player: PlayerID, profile: PlayerProfile?, live: [StoredEvent], waiting: WaitingSocial)
 
 /// Sign-in and sessions: signup, login, auth and logout, binding connections to players, a
 /// player's last connection going (their queue entry goes, their live duel's abandonment clock
@@ -57,7 +57,7 @@ final class Sessions: @unchecked Sendable {
                     return (player, try players.profile(player: player))
                 }) { [self] connection, result in
                     // A new account has no room and no challenges yet.
-                    finishLogin(connection, ref, token: token, result: result.map { ($0.0, $0.1, nil, .none) })
+                    finishLogin(connection, ref, token: token, result: result.map { ($0.0, $0.1, [], .none) })
                 }
             }
         }
@@ -175,9 +175,8 @@ final class Sessions: @unchecked Sendable {
             }
             var data: JSONObject = ["player": profile?.json ?? .null]
             if let token { data["token"] = .string(token) }
-            if let live {
+            if let live = delivery.signedIn(connection, live: live) {
                 // Live events continue from this record on.
-                delivery.signedIn(connection, live: live)
                 data["duel"] = (try? JSONParser.parse(live.recordJSON)) ?? .null
                 // A player is back on a live duel: stop its abandonment clock.
                 delivery.submitAndApply(.reconnected(player: player, atMs: Clock.nowMs()), to: live.duelID)
@@ -220,7 +219,7 @@ final class Sessions: @unchecked Sendable {
             // A connection on another live instance keeps the player present there.
             if try PlayerRepository(db).markAbsent(player: player, instance: instance, outbox: outbox) { return nil }
             try QueueRepository(db).cancelQueue(player: player)
-            return try DuelRepository(db).liveDuel(player: player)?.duelID
+            return try DuelRepository(db).liveDuel(player: player).last?.duelID
         }) { [self] _, result in
             guard case .success(let duel?) = result else { return }
             delivery.submitAndApply(.disconnected(player: player, atMs: now), to: duel)

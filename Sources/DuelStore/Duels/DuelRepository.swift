@@ -177,8 +177,10 @@ public struct DuelRepository {
             .first.map { try $0.seats() }
     }
 
-    /// The live duel of a player and its latest event, if the player is in one.
-    public func liveDuel(player: PlayerID) throws -> StoredEvent? {
+    /// The live duel of a player as its two newest events, oldest first; empty when the player is
+    /// in none. Two, because the newest may lie ahead of the clock (a question opened in its
+    /// reveal's round, issue 25): the one before it is then the latest a player may see.
+    public func liveDuel(player: PlayerID) throws -> [StoredEvent] {
         // Two probes, not a join: on Citus the marker lives on the player's shard and the duel on
         // its own, and Citus would repartition both tables to join them.
         guard let marker = try db.query("""
@@ -186,10 +188,10 @@ public struct DuelRepository {
             """).first,
               let row = try db.query("""
             SELECT id::text AS id, last_seq FROM duels WHERE id = \(try marker.string("id"))::uuid
-            """).first else { return nil }
+            """).first else { return [] }
         let id = try row.string("id")
         let last = try row.int("last_seq")
-        return try events(duel: id, afterSeq: last - 1).last
+        return try events(duel: id, afterSeq: last - 2)
     }
 
     /// Live duels whose next deadline is at or before `nowMs`, with that deadline: the sweep's
