@@ -8,15 +8,19 @@ import DuelStore
 /// seconds before it happens. No connection may see it before then: the prompt would reach a
 /// player early. A later event of the same duel that is due (a forfeit's `complete` during the
 /// pause) releases what is held before it, so each connection still gets every seq in order.
-/// Pure: time is an argument; ``DuelDelivery`` owns one and wakes up for ``nextDueMs``.
+/// Pure: time is an argument; ``DuelDelivery`` owns one (in ``DuelBook``) and wakes up for
+/// ``nextDueMs``.
 struct HeldEvents {
     private var held: [String: (players: [PlayerID], events: [StoredEvent])] = [:]
+    /// Each held duel's first event time, in a heap: a release looks at the duels due, not at
+    /// every duel in its pause (a scan of all of them per release cost 2 % of the server's CPU).
+    private var schedule = DeadlineSchedule()
 
     /// Duels with events held.
     var count: Int { held.count }
 
-    /// The earliest time a held event comes due, if any.
-    var nextDueMs: Int64? { held.values.compactMap { $0.events.first?.atMs }.min() }
+    /// The earliest time a held event comes due, if any (possibly a little early: harmless).
+    var nextDueMs: Int64? { schedule.nextDueMs }
 
     /// Splits one duel's events, increasing by seq: those up to the last one due at `nowMs` go
     /// now, the rest (all ahead of the clock) wait.
@@ -34,7 +38,7 @@ struct HeldEvents {
         if held[duel] == nil, events[events.count - 1].atMs <= nowMs { return events }
         let (merged, everyone) = merge(events, players: players)
         let (due, ahead) = Self.split(merged, nowMs: nowMs)
-        if !ahead.isEmpty { held[duel] = (everyone, Array(ahead)) }
+        if !ahead.isEmpty { store(duel, everyone, Array(ahead)) }
         return Array(due)
     }
 
@@ -43,7 +47,7 @@ struct HeldEvents {
     mutating func hold(_ events: [StoredEvent], players: [PlayerID]) {
         guard let duel = events.first?.duelID else { return }
         let merged = merge(events, players: players)
-        held[duel] = (merged.players, merged.events)
+        store(duel, merged.players, merged.events)
     }
 
     /// The earliest time one of a duel's held events comes due.
@@ -51,30 +55,35 @@ struct HeldEvents {
         held[duel]?.events.first?.atMs
     }
 
+    /// Removes and returns the duels with an event due at `nowMs`, with what is due of each.
+    mutating func popDue(nowMs: Int64) -> [(players: [PlayerID], events: [StoredEvent])] {
+        schedule.popDue(nowMs: nowMs).compactMap { duel in
+            guard let entry = held.removeValue(forKey: duel) else { return nil }
+            return (entry.players, admit(entry.events, players: entry.players, nowMs: nowMs))
+        }
+    }
+
+    /// Forgets a duel's held events (every connection of it is gone, or it finished).
+    mutating func drop(_ duel: String) {
+        held[duel] = nil
+        schedule.cancel(duel)
+    }
+
+    private mutating func store(_ duel: String, _ players: [PlayerID], _ events: [StoredEvent]) {
+        held[duel] = (players, events)
+        schedule.schedule(duel, atMs: events[0].atMs, replace: true)
+    }
+
     /// Takes out what is held of the duel of `events`, and returns both together: by seq, each
     /// seq once, for both sets of players.
     private mutating func merge(_ events: [StoredEvent], players: [PlayerID]) -> (events: [StoredEvent], players: [PlayerID]) {
         guard let waiting = held.removeValue(forKey: events[0].duelID) else { return (events, players) }
+        schedule.cancel(events[0].duelID)
         // Few events on either side.
         var merged: [StoredEvent] = []
         for event in (waiting.events + events).sorted(by: { $0.seq < $1.seq }) where merged.last?.seq != event.seq {
             merged.append(event)
         }
         return (merged, waiting.players + players.filter { !waiting.players.contains($0) })
-    }
-
-    /// Removes and returns the duels with an event due at `nowMs`, with what is due of each.
-    mutating func popDue(nowMs: Int64) -> [(players: [PlayerID], events: [StoredEvent])] {
-        var due: [(players: [PlayerID], events: [StoredEvent])] = []
-        for (duel, entry) in held where entry.events.first.map({ $0.atMs <= nowMs }) == true {
-            held[duel] = nil
-            due.append((entry.players, admit(entry.events, players: entry.players, nowMs: nowMs)))
-        }
-        return due
-    }
-
-    /// Forgets a duel's held events (every connection of it is gone, or it finished).
-    mutating func drop(_ duel: String) {
-        held[duel] = nil
     }
 }
