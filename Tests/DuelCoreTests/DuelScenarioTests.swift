@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import DuelCore
 
@@ -109,6 +110,27 @@ import Testing
         let lag = duel.measured(bob, lagMs: 50, atMs: 18_000)
         #expect(lag.rejection?.code == .duelOver && lag.refusalStands)
         #expect(duel.end(atMs: 18_100).refusalStands)
+    }
+
+    /// A duel started by an older server (its stored start state has no `revealOpensNext`) is
+    /// replayed from its input log after an upgrade: it must keep the rule its stored events
+    /// were made by, the next question opening with the `advance` at the pause's end, or the
+    /// replay would count a `question` event that was never stored.
+    @Test func aDuelStartedBeforeQuestionsOpenedAheadKeepsTheOldRule() throws {
+        let (duel, _) = Fixture.duel()
+        var object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(duel)) as? [String: Any])
+        var configuration = try #require(object["configuration"] as? [String: Any])
+        #expect(configuration["revealOpensNext"] as? Bool == true)
+        configuration["revealOpensNext"] = nil
+        object["configuration"] = configuration
+        var old = try JSONDecoder().decode(Duel.self, from: JSONSerialization.data(withJSONObject: object))
+        #expect(!old.configuration.opensNextInReveal)
+        _ = old.advance(nowMs: 3_000)
+        let won = old.answer(player: alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 4_500)
+        #expect(won.kinds == [.answered, .reveal])
+        #expect(old.phase == .reveal && won.nextDeadlineMs == 6_500)
+        #expect(old.advance(nowMs: 6_500).kinds == [.question])
+        #expect(old.seq == 5)
     }
 
     /// (b) Player 1 answers wrong first: player 2 may still answer; the reveal comes when both have.

@@ -32,10 +32,10 @@ import Testing
 
     @Test func admitMergesWithWhatIsHeldEachSeqOnce() {
         var held = HeldEvents()
-        #expect(held.admit([event(4, .reveal, at: 10), event(5, .question, at: 100)], players: ["a"], nowMs: 20).map(\.seq) == [4])
+        #expect(held.admit([event(4, .reveal, at: 10), event(5, .question, at: 100)], players: ["a"], nowMs: 20).events.map(\.seq) == [4])
         #expect(held.firstDueMs(of: "d") == 100)
         // Another instance's copy of the same events, for the other player: still held, for both.
-        #expect(held.admit([event(5, .question, at: 100)], players: ["b"], nowMs: 30).isEmpty)
+        #expect(held.admit([event(5, .question, at: 100)], players: ["b"], nowMs: 30).events.isEmpty)
         let released = held.popDue(nowMs: 100)
         #expect(released.count == 1)
         #expect(released.first?.events.map(\.seq) == [5])
@@ -58,6 +58,20 @@ import Testing
         // The timer's copy and a later delivery of the same event send nothing twice.
         parts.delivery.deliver([event(3, .question, at: now + 150)], players: ["a", "b"])
         #expect(seqs(parts, a) == [1, 2, 3])
+    }
+
+    /// A gap fill for one player (or any delivery naming fewer players) that finds a held event
+    /// due takes it out for everyone it was held for, not only for the player it names.
+    @Test func aDeliveryForOnePlayerReleasesTheHeldEventForAll() async throws {
+        let parts = Parts()
+        let a = parts.connect(1, as: "a"), b = parts.connect(2, as: "b")
+        let now = Clock.nowMs()
+        parts.delivery.deliver([event(1, .`init`, at: now - 5), event(2, .reveal, at: now - 1), event(3, .question, at: now + 50)],
+                               players: ["a", "b"])
+        try await Task.sleep(for: .milliseconds(70))
+        // Due now, but the release timer has not run: a read for A alone brings it out.
+        parts.delivery.deliver([event(3, .question, at: now + 50)], players: ["a"])
+        #expect(seqs(parts, a) == [1, 2, 3] && seqs(parts, b) == [1, 2, 3])
     }
 
     @Test func anEndInThePauseReleasesTheHeldQuestionFirst() {

@@ -93,7 +93,8 @@ extension Duel {
                 reveal(cause: .deadline, atMs: atMs, into: &step)
             }
         case .reveal:
-            // (A state stored before questions opened in their reveal's step may still wait here.)
+            // (A duel started before questions opened in their reveal's step waits here: its input
+            // log replays by the rule its stored events were made by.)
             if rounds.count < questions.count {
                 open(questionIndex: rounds.count, atMs: atMs, into: &step)
             } else {
@@ -124,7 +125,7 @@ extension Duel {
         // opening needs no step of its own, so no round, no write and no wake-up. An answer
         // stamped before it opens is still refused (`wrong_question`), and its `question` event,
         // stored ahead of the clock, is held back from every connection until its time.
-        if rounds.count < questions.count {
+        if configuration.opensNextInReveal, rounds.count < questions.count {
             open(questionIndex: rounds.count, atMs: atMs + configuration.revealMs, into: &step)
         }
     }

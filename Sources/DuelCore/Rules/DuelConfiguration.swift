@@ -20,6 +20,18 @@ public struct DuelConfiguration: Sendable, Codable, Equatable {
     public var bonusPerSecond: Int
     /// Glicko-2 system constant τ, which limits how fast volatility moves.
     public var glickoTau: Double
+    /// Stored as nil for false, so a duel started before issue 25's change (its state has no such
+    /// key) decodes as false and its input log replays by the rule it was played by.
+    private var revealOpensNext: Bool?
+
+    /// Whether the round that reveals a question opens the next one, stamped at the pause's end
+    /// (issue 25), rather than a deadline's `advance` at the pause's end. True for every duel
+    /// started now; false only for duels started by an older server, whose stored events were
+    /// made the old way.
+    public var opensNextInReveal: Bool {
+        get { revealOpensNext ?? false }
+        set { revealOpensNext = newValue ? true : nil }
+    }
 
     public init(
         countdownMs: Int64 = 3_000,
@@ -29,7 +41,8 @@ public struct DuelConfiguration: Sendable, Codable, Equatable {
         questionCount: Int = 10,
         basePoints: Int = 100,
         bonusPerSecond: Int = 10,
-        glickoTau: Double = 0.5
+        glickoTau: Double = 0.5,
+        opensNextInReveal: Bool = true
     ) {
         self.countdownMs = countdownMs
         self.answerWindowMs = answerWindowMs
@@ -39,6 +52,7 @@ public struct DuelConfiguration: Sendable, Codable, Equatable {
         self.basePoints = basePoints
         self.bonusPerSecond = bonusPerSecond
         self.glickoTau = glickoTau
+        self.revealOpensNext = opensNextInReveal ? true : nil
     }
 
     /// The defaults of PROTOCOL.md: 3 s countdown, 10 s per question, 2 s reveal, 60 s abandonment, 10 questions.

@@ -119,7 +119,7 @@ final class DuelDelivery: @unchecked Sendable {
     func deliver(_ events: [StoredEvent], players: [PlayerID]) {
         guard let first = events.first, !book.isFinished(first.duelID) else { return }
         let now = Clock.nowMs()
-        let events = due(events, players: players, nowMs: now)
+        let (events, players) = due(events, players: players, nowMs: now)
         guard let last = events.last else { return }
         let duel = last.duelID
         let completes = events.contains { $0.kind == .complete }
@@ -151,17 +151,23 @@ final class DuelDelivery: @unchecked Sendable {
         if completes { book.finish(duel) }
     }
 
-    /// What of one duel's `events` is due now, with what was held of it before; the rest is
-    /// held for `players` until its time (``HeldEvents``).
-    private func due(_ events: [StoredEvent], players: [PlayerID], nowMs: Int64) -> [StoredEvent] {
+    /// What of one duel's `events` is due now, with what was held of it before, and everyone
+    /// it is for; the rest is held until its time (``HeldEvents``).
+    private func due(_ events: [StoredEvent], players: [PlayerID], nowMs: Int64) -> (events: [StoredEvent], players: [PlayerID]) {
         let due = book.ahead.admit(events, players: players, nowMs: nowMs)
         if let next = book.ahead.firstDueMs(of: events[0].duelID) { timer.schedule(Self.releaseKey, atMs: next) }
         return due
     }
 
-    /// The timer: delivers the held events that came due.
+    /// The timer: delivers the held events that came due, timed like a deadline (from the first
+    /// one's `at_ms` to the sockets).
     private func release() {
-        for (players, events) in book.ahead.popDue(nowMs: Clock.nowMs()) { deliver(events, players: players) }
+        for (players, events) in book.ahead.popDue(nowMs: Clock.nowMs()) {
+            deliver(events, players: players)
+            if let first = events.first {
+                metrics.deadlineLateness.observe(ms: Double(max(0, Clock.nowMs() - first.atMs)))
+            }
+        }
         if let next = book.ahead.nextDueMs { timer.schedule(Self.releaseKey, atMs: next) }
     }
 
@@ -259,14 +265,17 @@ final class DuelDelivery: @unchecked Sendable {
 
     /// A sign-in found the player's live duel with its newest events (``DuelRepository/liveDuel(player:)``):
     /// its events continue from the latest one due, which this returns (the reply shows its
-    /// record); one still ahead of the clock is held for the player until its time.
+    /// record); one still ahead of the clock is held for the player until its time. Nil when
+    /// none is due yet (another instance's clock ahead of this one's): all are held, and the
+    /// first delivery reads what came before them.
     func signedIn(_ connection: Connection, live newest: [StoredEvent]) -> StoredEvent? {
+        guard let player = connection.player else { return nil }
         let (due, later) = HeldEvents.split(newest, nowMs: Clock.nowMs())
-        guard let live = due.last, let player = connection.player else { return nil }
+        if !later.isEmpty { hold(Array(later), for: player) }
+        guard let live = due.last else { return nil }
         let delivered = sent[connection.id]?.delivered[live.duelID] ?? 0
         sent[connection.id, default: ConnectionDuels()].delivered[live.duelID] = max(delivered, live.seq)
         book.saw(live.duelID, seq: live.seq)
-        if !later.isEmpty { hold(Array(later), for: player) }
         return live
     }
 

@@ -30,16 +30,18 @@ struct HeldEvents {
     }
 
     /// Adds one duel's `events` (increasing by seq) to what it holds, and returns what is due at
-    /// `nowMs` of the two together, in seq order, each seq once; the rest stays held for
-    /// `players` (the union of every caller's).
-    mutating func admit(_ events: [StoredEvent], players: [PlayerID], nowMs: Int64) -> [StoredEvent] {
-        guard let duel = events.first?.duelID else { return [] }
+    /// `nowMs` of the two together, in seq order, each seq once, with everyone they are for:
+    /// `players` and whoever the held ones were for (a gap fill for one player may bring out an
+    /// event held for all). The rest stays held for all of them.
+    mutating func admit(_ events: [StoredEvent], players: [PlayerID], nowMs: Int64)
+        -> (events: [StoredEvent], players: [PlayerID]) {
+        guard let duel = events.first?.duelID else { return ([], players) }
         // The common case, on every delivery: nothing held, nothing ahead.
-        if held[duel] == nil, events[events.count - 1].atMs <= nowMs { return events }
+        if held[duel] == nil, events[events.count - 1].atMs <= nowMs { return (events, players) }
         let (merged, everyone) = merge(events, players: players)
         let (due, ahead) = Self.split(merged, nowMs: nowMs)
         if !ahead.isEmpty { store(duel, everyone, Array(ahead)) }
-        return Array(due)
+        return (Array(due), everyone)
     }
 
     /// Holds one duel's `events`, all ahead of the clock, with what it holds of the duel; they
@@ -59,7 +61,7 @@ struct HeldEvents {
     mutating func popDue(nowMs: Int64) -> [(players: [PlayerID], events: [StoredEvent])] {
         schedule.popDue(nowMs: nowMs).compactMap { duel in
             guard let entry = held.removeValue(forKey: duel) else { return nil }
-            return (entry.players, admit(entry.events, players: entry.players, nowMs: nowMs))
+            return (entry.players, admit(entry.events, players: entry.players, nowMs: nowMs).events)
         }
     }
 

@@ -175,11 +175,14 @@ final class Sessions: @unchecked Sendable {
             }
             var data: JSONObject = ["player": profile?.json ?? .null]
             if let token { data["token"] = .string(token) }
-            if let live = delivery.signedIn(connection, live: live) {
+            if let duel = live.last?.duelID {
                 // Live events continue from this record on.
-                data["duel"] = (try? JSONParser.parse(live.recordJSON)) ?? .null
+                let shown = delivery.signedIn(connection, live: live)
+                if shown != nil || token == nil {
+                    data["duel"] = shown.flatMap { try? JSONParser.parse($0.recordJSON) } ?? .null
+                }
                 // A player is back on a live duel: stop its abandonment clock.
-                delivery.submitAndApply(.reconnected(player: player, atMs: Clock.nowMs()), to: live.duelID)
+                delivery.submitAndApply(.reconnected(player: player, atMs: Clock.nowMs()), to: duel)
             } else if token == nil {
                 data["duel"] = .null
             }
