@@ -112,6 +112,20 @@ import Testing
         #expect(duel.end(atMs: 18_100).refusalStands)
     }
 
+    /// docs/PROTOCOL.md: a server that is down when a pause ends does not move the opening. The
+    /// first input after it, however late, finds the question open since the pause's end, with
+    /// its 10 s counted from then (an opening by a late `advance` would have given 200 points).
+    @Test func aLateServerDoesNotMoveTheOpening() {
+        var (duel, _) = Fixture.duel()
+        _ = duel.advance(nowMs: 3_000)
+        _ = duel.answer(player: alice, questionIndex: 0, choice: Fixture.correct(0), atMs: 4_500)
+        // Nothing runs from 4,500 to 9,000 (a restart).
+        #expect(duel.advance(nowMs: 9_000).events.isEmpty)
+        #expect(duel.rounds[1].opensAtMs == 6_500 && duel.rounds[1].deadlineMs == 16_500)
+        let answer = duel.answer(player: bob, questionIndex: 1, choice: Fixture.correct(1), atMs: 9_100)
+        #expect(answer.outcome == .answered(correct: true, points: 180))
+    }
+
     /// A duel started by an older server (its stored start state has no `revealOpensNext`) is
     /// replayed from its input log after an upgrade: it must keep the rule its stored events
     /// were made by, the next question opening with the `advance` at the pause's end, or the

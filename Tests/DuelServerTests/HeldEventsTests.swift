@@ -20,6 +20,15 @@ import Testing
         for (key, _) in parts.timer.popDue(nowMs: Clock.nowMs()) { _ = parts.timer.fireHandler(of: key) }
     }
 
+    /// A and B's game just revealed a question (seq 2); question 1 (seq 3) opens `questionInMs`
+    /// from now. Returns now.
+    private func inThePause(_ parts: Parts, questionInMs: Int64) -> Int64 {
+        let now = Clock.nowMs()
+        parts.delivery.deliver([event(1, .`init`, at: now - 5), event(2, .reveal, at: now - 1),
+                                event(3, .question, at: now + questionInMs)], players: ["a", "b"])
+        return now
+    }
+
     @Test func splitCutsAfterTheLastEventDue() {
         let events = [event(1, .reveal, at: 10), event(2, .question, at: 30), event(3, .complete, at: 20), event(4, .question, at: 50)]
         let (due, ahead) = HeldEvents.split(events, nowMs: 25)
@@ -46,9 +55,7 @@ import Testing
     @Test func aQuestionAheadWaitsForItsTimeThenGoesToEveryConnection() async throws {
         let parts = Parts()
         let a = parts.connect(1, as: "a"), b = parts.connect(2, as: "b")
-        let now = Clock.nowMs()
-        parts.delivery.deliver([event(1, .`init`, at: now - 5), event(2, .reveal, at: now - 1), event(3, .question, at: now + 150)],
-                               players: ["a", "b"])
+        let now = inThePause(parts, questionInMs: 150)
         #expect(seqs(parts, a) == [1, 2] && seqs(parts, b) == [1, 2])
         fireDue(parts)
         #expect(seqs(parts, a) == [1, 2], "released before its time")
@@ -65,9 +72,7 @@ import Testing
     @Test func aDeliveryForOnePlayerReleasesTheHeldEventForAll() async throws {
         let parts = Parts()
         let a = parts.connect(1, as: "a"), b = parts.connect(2, as: "b")
-        let now = Clock.nowMs()
-        parts.delivery.deliver([event(1, .`init`, at: now - 5), event(2, .reveal, at: now - 1), event(3, .question, at: now + 50)],
-                               players: ["a", "b"])
+        let now = inThePause(parts, questionInMs: 50)
         try await Task.sleep(for: .milliseconds(70))
         // Due now, but the release timer has not run: a read for A alone brings it out.
         parts.delivery.deliver([event(3, .question, at: now + 50)], players: ["a"])
@@ -77,9 +82,7 @@ import Testing
     @Test func anEndInThePauseReleasesTheHeldQuestionFirst() {
         let parts = Parts()
         let a = parts.connect(1, as: "a")
-        let now = Clock.nowMs()
-        parts.delivery.deliver([event(1, .`init`, at: now - 5), event(2, .reveal, at: now - 1), event(3, .question, at: now + 60_000)],
-                               players: ["a", "b"])
+        let now = inThePause(parts, questionInMs: 60_000)
         parts.delivery.deliver([event(4, .complete, at: now)], players: ["a", "b"])
         #expect(seqs(parts, a) == [1, 2, 3, 4])
     }

@@ -155,7 +155,11 @@ final class DuelDelivery: @unchecked Sendable {
     /// it is for; the rest is held until its time (``HeldEvents``).
     private func due(_ events: [StoredEvent], players: [PlayerID], nowMs: Int64) -> (events: [StoredEvent], players: [PlayerID]) {
         let due = book.ahead.admit(events, players: players, nowMs: nowMs)
-        if let next = book.ahead.firstDueMs(of: events[0].duelID) { timer.schedule(Self.releaseKey, atMs: next) }
+        // Only events ahead of the clock can need an earlier wake-up: what was held before is
+        // already scheduled (this runs on every delivery, so no lookup when nothing is ahead).
+        if events[events.count - 1].atMs > nowMs, let next = book.ahead.firstDueMs(of: events[0].duelID) {
+            timer.schedule(Self.releaseKey, atMs: next)
+        }
         return due
     }
 
