@@ -38,6 +38,7 @@ DECLARE
     v_players uuid[];
     v_player uuid;
     v_before bigint[];
+    v_xp_before bigint;
     v_progress player_progress;
     v_had text[];
     v_codes text[];
@@ -109,21 +110,24 @@ BEGIN
                               WHERE g.duel_id = k.duel_id AND g.player_id = k.player_id) b
          GROUP BY b.player_id
     LOOP
-        -- Only a player's first game needs the row: an INSERT that meets it still builds the
-        -- table's CHECKs first (Postgres 15 checks before it looks for the conflict), about
-        -- 25 µs a call, where this lookup is one index probe (bench/NOTES.md, item 36).
-        IF NOT EXISTS (SELECT 1 FROM player_progress WHERE player_id = r.player_id) THEN
-            INSERT INTO player_progress (player_id) VALUES (r.player_id) ON CONFLICT DO NOTHING;
-        END IF;
-        UPDATE player_progress p
+        -- One upsert a player: a first game inserts the row with the game's figures (from the
+        -- column defaults: no streak, zone UTC), a later one adds them. Postgres 15 builds a
+        -- table's CHECKs for each statement that writes it (about 25 µs: bench/NOTES.md, item 36),
+        -- and a first game took four statements here (a lookup, an INSERT of the defaults, this
+        -- UPDATE and a read of the XP before), a later game three (item 48).
+        INSERT INTO player_progress AS p (player_id, xp, games, current_streak, best_streak, streak_until, streak_day)
+        VALUES (r.player_id, r.xp, r.games, streak_after(NULL, 0, r.at, 'UTC'),
+                greatest(0, streak_after(NULL, 0, r.at, 'UTC')), streak_until_after(NULL, r.at, 'UTC'),
+                player_day(r.at, 'UTC'))
+        ON CONFLICT (player_id) DO UPDATE
            SET xp = p.xp + r.xp, games = p.games + r.games,
                current_streak = streak_after(p.streak_until, p.current_streak, r.at, p.time_zone),
                best_streak = greatest(p.best_streak, streak_after(p.streak_until, p.current_streak, r.at, p.time_zone)),
                streak_until = streak_until_after(p.streak_until, r.at, p.time_zone),
                streak_day = greatest(p.streak_day, player_day(r.at, p.time_zone))
-         WHERE p.player_id = r.player_id;
+        RETURNING p.xp - r.xp INTO v_xp_before;
         v_players := v_players || r.player_id;
-        v_before := v_before || (SELECT xp - r.xp FROM player_progress WHERE player_id = r.player_id);
+        v_before := v_before || v_xp_before;
     END LOOP;
 
     -- Weekly goals of these players' current weeks that these games reached. A player at a time:
