@@ -123,7 +123,7 @@ struct DatabaseOptions: ParsableArguments {
     @Flag(name: .customLong("migrate"), help: "Apply migrations at start even on a given DATABASE_URL (needs the owner's rights).")
     var migrate = false
     @Option(name: .customLong("lane-gather-ms"),
-            help: "The longest an input waits, from its arrival, while its duel lane gathers more for a small round, in ms (default 10; 0: never).")
+            help: "The longest an input waits, from its arrival, while its duel lane gathers more for a small round, in ms (default 7; 0: never).")
     var laneGatherMs: Double?
     @Option(name: .customLong("progress-gather-ms"),
             help: "On plain Postgres with one instance, the longest an ended game's progress waits to be granted with other games', apart from the duel lanes, in ms (default 100; 0: in the game's own round).")

@@ -57,10 +57,12 @@ public struct ServerConfiguration: Sendable {
         /// deadlines and presence in batched transactions. A duel always uses one lane.
         public var duelLanes: Int = 1
         /// The longest an input waits, from its arrival, while its lane gathers more inputs for a
-        /// small round, in ms (issue 25; 0: commit at once). See ``GatherWindow``. 10, not 4:
-        /// rounds of about eight inputs instead of six cost 10-13 % less CPU per answer at human
-        /// pace, for p99s 0-3 ms higher and far inside their 20 ms (bench/NOTES.md, item 40).
-        public var laneGatherMs: Double = 10
+        /// small round, in ms (issue 25; 0: commit at once). See ``GatherWindow``. 7: since the
+        /// next question opens in its reveal's round, a lane gets a third fewer inputs, and eight
+        /// took the whole of a 10 ms bound to arrive: every answer waited about 2 ms longer than
+        /// before (p50 and p90), and the p99s went over their 20 ms. 7 ms gives back 1-2 ms of
+        /// that for about 3 % more CPU per answer (bench/NOTES.md, items 40 and 48).
+        public var laneGatherMs: Double = 7
         /// On plain Postgres with one instance, the longest an ended game's progress (XP, goals,
         /// achievements, notifications) waits to be granted with other games', in a transaction
         /// apart from the lanes, in ms (issue 25; 0: in the round that ends the game). Its
