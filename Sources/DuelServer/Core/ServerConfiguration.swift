@@ -61,7 +61,7 @@ public struct ServerConfiguration: Sendable {
         /// next question opens in its reveal's round, a lane gets a third fewer inputs, and eight
         /// took the whole of a 10 ms bound to arrive: every answer waited about 2 ms longer than
         /// before (p50 and p90), and the p99s went over their 20 ms. 7 ms gives back 1-2 ms of
-        /// that for about 3 % more CPU per answer (bench/NOTES.md, items 40 and 48).
+        /// that for about 4 % more CPU per answer (bench/NOTES.md, items 40 and 48).
         public var laneGatherMs: Double = 7
         /// On plain Postgres with one instance, the longest an ended game's progress (XP, goals,
         /// achievements, notifications) waits to be granted with other games', in a transaction
