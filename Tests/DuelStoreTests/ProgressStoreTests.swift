@@ -70,6 +70,14 @@ import Testing
                 """)[0].int("n") == granted)
         }
         #expect(try progress(one, players[0]).games == 1)
+        // A first game writes the row with its streak (record_progress's upsert, insert path).
+        let firstGame = try progress(one, players[0])
+        #expect(firstGame.streak == 1 && firstGame.best == 1)
+        #expect(try one.query("""
+            SELECT p.streak_day = player_day(g.finished_at, 'UTC') AND p.streak_until > g.finished_at AS ok
+              FROM player_progress p JOIN game_progress g ON g.player_id = p.player_id
+             WHERE p.player_id = \(players[0])::uuid
+            """)[0].bool("ok"))
         // A draw at 0:0: seat 0 shares first place with a rival who was there, 40 XP.
         #expect(try progress(one, players[0]).xp == 40)
         // The same facts again (a retry, a replay) fail the transaction: nothing is granted twice.
