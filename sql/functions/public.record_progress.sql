@@ -116,9 +116,8 @@ BEGIN
         -- and a first game took four statements here (a lookup, an INSERT of the defaults, this
         -- UPDATE and a read of the XP before), a later game three (item 48).
         INSERT INTO player_progress AS p (player_id, xp, games, current_streak, best_streak, streak_until, streak_day)
-        VALUES (r.player_id, r.xp, r.games, streak_after(NULL, 0, r.at, 'UTC'),
-                greatest(0, streak_after(NULL, 0, r.at, 'UTC')), streak_until_after(NULL, r.at, 'UTC'),
-                player_day(r.at, 'UTC'))
+        VALUES (r.player_id, r.xp, r.games, streak_after(NULL, 0, r.at, 'UTC'), streak_after(NULL, 0, r.at, 'UTC'),
+                streak_until_after(NULL, r.at, 'UTC'), player_day(r.at, 'UTC'))
         ON CONFLICT (player_id) DO UPDATE
            SET xp = p.xp + r.xp, games = p.games + r.games,
                current_streak = streak_after(p.streak_until, p.current_streak, r.at, p.time_zone),

@@ -52,7 +52,7 @@ public struct DuelConfiguration: Sendable, Codable, Equatable {
         self.basePoints = basePoints
         self.bonusPerSecond = bonusPerSecond
         self.glickoTau = glickoTau
-        self.revealOpensNext = opensNextInReveal ? true : nil
+        self.opensNextInReveal = opensNextInReveal
     }
 
     /// The defaults of PROTOCOL.md: 3 s countdown, 10 s per question, 2 s reveal, 60 s abandonment, 10 questions.
