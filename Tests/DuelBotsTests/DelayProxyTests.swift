@@ -80,7 +80,8 @@ import Testing
         _ = send(accepted, "down", 4, 0)
         #expect(read(client, &buffer, buffer.count) == 4)
         let down = DelayProxy.nowUs() - start
-        #expect(up >= 40_000 && up < 60_000, "up \(up) µs")
-        #expect(down >= 60_000 && down < 80_000, "down \(down) µs")
+        // The upper bounds leave a loaded machine 60 ms of scheduling: 20 ms was seen to fail.
+        #expect(up >= 40_000 && up < 100_000, "up \(up) µs")
+        #expect(down >= 60_000 && down < 120_000, "down \(down) µs")
     }
 }

@@ -10,7 +10,9 @@ extension ServerTests {
         let server: TestServer
 
         init() throws {
-            server = try TestServer.start()
+            // Questions of 10 s: the duel tests make about a dozen round trips and queries inside
+            // question 0, more than a loaded machine fits in 1.5 s.
+            server = try TestServer.start { $0.duel.answerWindowMs = 10_000 }
         }
 
         func raw(_ client: DuelClient, _ text: String) async -> JSONValue? {

@@ -164,12 +164,15 @@ extension ServerTests {
         }
 
         @Test func aRematchOfferExpiresWithAnEvent() async throws {
-            let server = try TestServer.start { $0.social.rematchWindowMs = 300; $0.jobs.socialIntervalMs = 100 }
+            // A window of 2 s, not less: the offer must reach the database within it of the
+            // game's end, after the held `complete`, its commit and a round trip.
+            let server = try TestServer.start { $0.social.rematchWindowMs = 2_000; $0.jobs.socialIntervalMs = 100 }
             defer { server.stop() }
             let (a, b, duel) = try await startDuel(server.url)
             _ = try await a.client.request("forfeit", ["duel_id": .string(duel)])
             _ = await b.client.nextEvent("complete")
-            _ = try await a.client.request("rematch", ["duel_id": .string(duel)])
+            let offer = try await a.client.request("rematch", ["duel_id": .string(duel)])
+            #expect(offer["data"]?["state"] == "offered", "\(offer.serialized)")
             var event: JSONValue?
             repeat { event = await b.client.nextEvent("rematch", timeout: .seconds(5)) } while event != nil && event?["record"]?["state"] != "expired"
             #expect(event?["type"] == "UPDATE")

@@ -409,7 +409,7 @@ enum CitusCluster {
     /// A server process killed while a lane's batch is in flight: every answer whose reply reached
     /// its player is on the cluster.
     @Test func aSIGKILLUnderLoadLosesNoAcknowledgedAnswer() async throws {
-        try await killWithABatchInFlight(try TestServer.spawn(conninfo: try CitusCluster.url()))
+        try await killWithABatchInFlight(try TestServer.spawn(conninfo: try CitusCluster.url(), answerMs: 15_000))
     }
 
     /// The everyday requests besides a duel run on the cluster as on plain Postgres: a whole
@@ -453,7 +453,7 @@ enum CitusCluster {
         _ = try await ok(a, "profile_update", ["time_zone": "Europe/Paris"])
         // The learning diary (issue 27): a reminder is sent once by the job on the cluster, and a
         // note and colour are kept on the player's shard.
-        let remindAt = Int64(Date().timeIntervalSince1970 * 1000) + 500
+        let remindAt = Int64(Date().timeIntervalSince1970 * 1000) + 3_000
         _ = try await ok(a, "goal_set", ["kind": "wins", "target": 2, "remind_at": .string(Timestamp.iso8601(ms: remindAt))])
         var reminded = false
         while !reminded, let event = await a.client.nextEvent("notification", timeout: .seconds(5)) {

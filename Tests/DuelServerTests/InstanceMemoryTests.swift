@@ -15,7 +15,9 @@ extension ServerTests {
         }
 
         @Test func anotherInstancesDuelsCostNothingHere() async throws {
-            let first = try TestServer.start()
+            // Questions of 10 s: the three games must still be running at the counts below
+            // (finished ones leave the book), and a slow machine ran past 1.5 s ones.
+            let first = try TestServer.start { $0.duel.answerWindowMs = 10_000 }
             defer { first.stop() }
             let second = try first.another()
             defer { second.stop() }

@@ -53,7 +53,7 @@ extension ServerTests {
         /// A server killed while a lane's batch is in flight: every answer whose reply
         /// reached its player is stored, and nothing was acknowledged that is not.
         @Test func aSIGKILLWithABatchInFlightLosesNoAcknowledgedAnswer() async throws {
-            try await killWithABatchInFlight(try TestServer.spawn())
+            try await killWithABatchInFlight(try TestServer.spawn(answerMs: 15_000))
         }
 
         @Test func twoServerProcessesOnOneDatabasePlayOneDuel() async throws {
@@ -97,7 +97,8 @@ extension ServerTests {
 /// Eight duels' players all answer question 0 at once (half of them right) and `server` (a
 /// spawned process) is SIGKILLed as soon as the first reply is back, while the rest are in a
 /// batch or queued: every answer whose reply reached its player must be stored (also the cluster
-/// suite's, on Citus).
+/// suite's, on Citus). `server` should have long questions (`spawn(answerMs:)`): the first duels'
+/// question 0 must still be open after the last duel has started, on a slow machine too.
 func killWithABatchInFlight(_ server: TestServer) async throws {
     var duels: [(TestPlayer, TestPlayer, String)] = []
     for _ in 0..<8 { duels.append(try await startDuel(server.url)) }
@@ -106,9 +107,11 @@ func killWithABatchInFlight(_ server: TestServer) async throws {
             throw DuelClientError.timeout("question")
         }
     }
+    // Every key looked up before the first answer goes, so that the answers go at once.
+    let keys = try duels.map { try correctChoice(server, duel: $0.2, index: 0) }
     var sent: [(player: TestPlayer, duel: String, ref: Int)] = []
     for (index, (a, b, duel)) in duels.enumerated() {
-        let correct = try correctChoice(server, duel: duel, index: 0)
+        let correct = keys[index]
         for (seat, player) in [a, b].enumerated() {
             let choice = (index + seat) % 2 == 0 ? correct : (correct + 1) % 4
             let ref = 9_000 + 2 * index + seat

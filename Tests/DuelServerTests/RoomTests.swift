@@ -232,7 +232,9 @@ extension ServerTests {
         }
 
         @Test func aMemberGoneLongerThanTheAbandonmentDelayLeavesTheRoom() async throws {
-            let server = try TestServer.start { $0.duel.abandonAfterMs = 600; $0.jobs.socialIntervalMs = 100 }
+            // 3 s: the reconnect below must come back within it, after the host has seen the
+            // seat go offline (600 ms was too short for a loaded machine).
+            let server = try TestServer.start { $0.duel.abandonAfterMs = 3_000; $0.jobs.socialIntervalMs = 100 }
             defer { server.stop() }
             let room = try await makeRoom([server.url], count: 3)
             // Back in time: a reconnect keeps the seat.

@@ -82,7 +82,9 @@ import Testing
         let fixture = try StoreFixture(workers: 1)
         let rules = LaneBatchTests.rules
         let made = try await LaneBatchTests().duels(fixture, 3, nowMs: 1_000)
-        let lanes = DuelLanes(conninfo: fixture.conninfo, count: 1, origin: "gather", gatherMs: 40,
+        // A 200 ms bound: at the warmed rate the lane then waits about 90 ms for the burst, room
+        // for a loaded machine's late sleeps (40 ms left them about 25 ms).
+        let lanes = DuelLanes(conninfo: fixture.conninfo, count: 1, origin: "gather", gatherMs: 200,
                               logger: .init(label: "gather"))
         defer { lanes.shutdown() }
         let seen = Mutex<[String: [DuelStep.Outcome]]>([:])
@@ -137,7 +139,7 @@ import Testing
         #expect(committedFirst.withLock { $0 })
         // The lane waited for the burst: its four inputs went in one round.
         #expect(lanes.statistics.batches == roundsBefore + 1)
-        // Its busy time counts the rounds, not the waits: the burst's window alone was 40 ms.
+        // Its busy time counts the rounds, not the waits.
         #expect(lanes.statistics.busyNs > 0)
     }
 }
