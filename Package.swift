@@ -28,7 +28,9 @@ let package = Package(
 
         // Pure rules: no I/O, no clock reads. Time is always an input.
         // The rules engine is optimized in debug builds too: the suite's property tests play
-        // thousands of random games through it, 6.4 minutes of CI at -Onone.
+        // thousands of random games through it, 6.4 minutes of CI at -Onone. Its checks are
+        // preconditions, which -O keeps (without their messages). An unsafe flag also means no
+        // other package can depend on this one by version; none does.
         .target(name: "DuelCore", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Postgres: libpq wrapper, migrations, queries, embedded launcher.
         .target(

@@ -456,10 +456,15 @@ enum CitusCluster {
         let remindAt = Int64(Date().timeIntervalSince1970 * 1000) + 3_000
         _ = try await ok(a, "goal_set", ["kind": "wins", "target": 2, "remind_at": .string(Timestamp.iso8601(ms: remindAt))])
         var reminded = false
-        while !reminded, let event = await a.client.nextEvent("notification", timeout: .seconds(5)) {
+        while !reminded, let event = await a.client.nextEvent("notification", timeout: .seconds(10)) {
             reminded = event["record"]?["kind"] == "goal_reminder"
         }
         #expect(reminded)
+        // The health job's statements run on the cluster too (migration 027's queue lengths among
+        // them): a failing one would fail the whole job, and /healthz with it.
+        let health = httpGet(port: server.port, "/healthz")
+        #expect(health.status == 200, "\(health.body)")
+        #expect(httpGet(port: server.port, "/metrics").body.contains(#"bank="_player_quizzes""#))
         _ = try await ok(a, "bank_pref_set", ["bank": "world-capitals", "note": "On the cluster", "color": "#123456"])
         #expect(try await ok(a, "bank_prefs")["data"]?["bank_prefs"]?[0]?["note"] == "On the cluster")
         let db = try PGConnection(url)

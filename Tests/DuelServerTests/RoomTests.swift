@@ -258,7 +258,7 @@ extension ServerTests {
             room.host.client.close()
             var update: JSONValue?
             for _ in 0..<5 {
-                update = await room.members[1].client.nextEvent("room", timeout: .seconds(5))
+                update = await room.members[1].client.nextEvent("room", timeout: .seconds(10))
                 if case .array(let members)? = update?["record"]?["members"], members.count == 2 { break }
             }
             #expect(update?["record"]?["host"] == .string(room.members[0].id))

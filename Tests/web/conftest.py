@@ -44,9 +44,12 @@ class Server:
         # while the browser tests run does not swap the binary under them.
         binary = pathlib.Path(os.environ.get("QUIZDUEL_SERVER_BIN") or ROOT / ".build" / "debug" / "duel-server")
         self.log = open(self.data / "server.log", "w")
+        # 10 s questions: a test's checks and screenshots in a reveal's pause may run into the
+        # next question's window on a loaded machine, and must leave time to answer it (6 s ran
+        # out once in CI). A right answer ends a question at once, so only unanswered ones wait.
         self.process = subprocess.Popen(
             [str(binary), "--host", "127.0.0.1", "--port", str(self.port), "--data-dir", str(self.data),
-             "--web-dir", str(os.environ.get("QUIZDUEL_WEB_DIR") or ROOT / "web"), "--countdown-ms", "1500", "--answer-ms", "6000",
+             "--web-dir", str(os.environ.get("QUIZDUEL_WEB_DIR") or ROOT / "web"), "--countdown-ms", "1500", "--answer-ms", "10000",
              "--reveal-ms", "1500", "--questions", "3", "--log-level", "warning"],
             cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         for _ in range(300):

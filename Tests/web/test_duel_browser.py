@@ -9,7 +9,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
 from catalogue import LANGUAGES
-from helpers import (SHOTS, choice, click_choice, displayed, duel_id, end_screen, go_to, matched_pair, picked_right,
+from helpers import (SHOTS, choice, click_choice, displayed, duel_id, duel_state, end_screen, go_to, matched_pair, picked_right,
                      picked_wrong, question_open, revealed, saw_every_event, shown_red, sign_up_pair, text, wait,
                      watch_for_red)
 from page_words import assert_speaks
@@ -135,7 +135,10 @@ def test_a_dropped_connection_resumes_the_duel(server, browsers, cat):
     a, b = browsers
     duel, _ = matched_pair(server, browsers, ("cy", "di"))
     wait(b, question_open(b, 0))
-    b.execute_script("window.quizduel.client.drop()")
+    # Away for 1-2 s (the backoff's jitter), not the default 250-500 ms: long enough for the
+    # check below to see the banner (it looks every half second) and for A's answer to come
+    # while B is away.
+    b.execute_script("window.quizduel.client.backoff = {initialMs: 2000, maxMs: 2000}; window.quizduel.client.drop()")
     wait(b, lambda x: x.find_element(By.ID, "status").is_displayed() and text(x, "status") == cat("app.reconnecting"), timeout=5)
     b.save_screenshot(str(SHOTS / "reconnecting.png"))
     # While B is away, A answers; B must catch up on reconnect.
@@ -145,7 +148,9 @@ def test_a_dropped_connection_resumes_the_duel(server, browsers, cat):
     wait(a, lambda x: picked_right(x, right))
     assert not shown_red(a)
     wait(b, lambda x: not x.find_element(By.ID, "status").is_displayed(), timeout=15)
-    wait(b, revealed(b, 0), timeout=15)
+    # B caught up: question 0's reveal, or what followed it when B came back after the reveal's
+    # pause (saw_every_event below checks that every event reached B, once and in order).
+    wait(b, lambda x: revealed(x, 0)(x) or ((duel_state(x) or {}).get("question") or {}).get("index", 0) >= 1, timeout=15)
     # Nobody answers the other questions: A's one right answer wins.
     for x in (a, b):
         wait(x, EC.visibility_of_element_located((By.ID, "screen-end")), timeout=40)

@@ -117,8 +117,9 @@ public struct QueueRepository {
     /// Waiting players per operator bank's slug, and in all players' quizzes together under
     /// ``playerQuizzesLabel`` (for metrics): a series per quiz grew with what players made,
     /// private quizzes included (issue 23). Every instance asks once a second, so it reads the
-    /// operators' banks (a partial index, migration 027) and the waiting players, never the
-    /// players' quizzes: a join over every bank took 24-30 ms among 100,000 quizzes.
+    /// operators' banks (a partial index, migration 027), the waiting players, and of the
+    /// players' quizzes only those someone waits in: a join over every bank took 24-30 ms among
+    /// 100,000 quizzes.
     public func queueLengths() throws -> [String: Int] {
         var lengths: [String: Int] = [:]
         for row in try db.query("""
