@@ -21,16 +21,10 @@ import Testing
             }
             return found
         }
-        try connection.query("BEGIN")
-        do {
+        return try connection.transaction(retries: 0) { _ in
             let before = try scans()
             try body()
-            let after = try scans()
-            try connection.query("COMMIT")
-            return after.reduce(into: [:]) { $0[$1.key] = $1.value - before[$1.key, default: 0] }
-        } catch {
-            _ = try? connection.query("ROLLBACK")
-            throw error
+            return try scans().reduce(into: [:]) { $0[$1.key] = $1.value - before[$1.key, default: 0] }
         }
     }
 

@@ -1,6 +1,7 @@
 """Two real browsers play whole duels through the web client served by duel-server. The whole
 duel runs in each of the client's languages: what the page says is looked up in that language's
 catalogue, and every screen on the way is checked for raw keys and (in zh and de) English."""
+import json
 import re
 
 import pytest
@@ -9,6 +10,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
 from catalogue import LANGUAGES
+from conftest import collect_frames
 from helpers import (SHOTS, choice, click_choice, displayed, duel_id, duel_state, end_screen, go_to, matched_pair, picked_right,
                      picked_wrong, question_open, revealed, saw_every_event, shown_red, sign_up_pair, text, wait,
                      watch_for_red)
@@ -148,9 +150,14 @@ def test_a_dropped_connection_resumes_the_duel(server, browsers, cat):
     wait(a, lambda x: picked_right(x, right))
     assert not shown_red(a)
     wait(b, lambda x: not x.find_element(By.ID, "status").is_displayed(), timeout=15)
-    # B caught up: question 0's reveal, or what followed it when B came back after the reveal's
-    # pause (saw_every_event below checks that every event reached B, once and in order).
+    # B caught up: the page shows question 0's reveal, or what followed it when B came back after
+    # the reveal's pause; either way the reveal itself reached B's browser, which it could only
+    # have after the drop (saw_every_event below checks every event, once and in order).
     wait(b, lambda x: revealed(x, 0)(x) or ((duel_state(x) or {}).get("question") or {}).get("index", 0) >= 1, timeout=15)
+    collect_frames(b)
+    received = [json.loads(payload) for direction, _, payload in b.ws_frames if direction == "in"]
+    assert any(m.get("event") == "reveal" and m.get("duel_id") == duel
+               and (m.get("record") or {}).get("reveal", {}).get("question_index") == 0 for m in received)
     # Nobody answers the other questions: A's one right answer wins.
     for x in (a, b):
         wait(x, EC.visibility_of_element_located((By.ID, "screen-end")), timeout=40)
