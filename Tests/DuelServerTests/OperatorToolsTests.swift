@@ -279,6 +279,43 @@ extension ServerTests {
             #expect(try anomalies() == [])
         }
 
+        /// Migration 028 took the foreign keys, the second unique key and the CHECK off a new
+        /// duel's drawn questions; the view names the rows that break what they said. Before the
+        /// migration the first expectation fails (four constraints left), and the bad rows below
+        /// could not be written.
+        @Test func drawnQuestionsKeepTheirKeysAndTheViewNamesTheirBrokenRules() async throws {
+            defer { stop() }
+            let (a, b, duel) = try await startDuel(server.url)
+            _ = try await b.client.request("forfeit", ["duel_id": .string(duel)])
+            _ = await a.client.nextEvent("complete")
+            let anomalies = { try self.operatorDB.query("SELECT table_name || ' ' || rule AS r FROM ops.duel_anomalies ORDER BY 1").map { try $0.string("r") } }
+            let db = try server.database()
+            defer { db.close() }
+            let left = try db.query("""
+                SELECT contype::text || ' ' || pg_get_constraintdef(oid) AS c FROM pg_constraint
+                 WHERE conrelid = 'duel_questions'::regclass ORDER BY 1
+                """).map { try $0.string("c") }
+            #expect(left == ["p PRIMARY KEY (duel_id, question_index)"])
+            #expect(try anomalies() == [])
+            // A question drawn twice (index 50 repeats index 0's), an unknown duel with an unknown
+            // question at a negative index.
+            try db.query("""
+                WITH twice AS (INSERT INTO duel_questions (duel_id, question_index, question_id)
+                               SELECT duel_id, 50, question_id FROM duel_questions
+                                WHERE duel_id = \(duel)::uuid AND question_index = 0 RETURNING 1)
+                INSERT INTO duel_questions (duel_id, question_index, question_id)
+                VALUES ('00000000-0000-4000-8000-000000000028', -1, -28)
+                """)
+            #expect(try anomalies() == ["duel_questions duel_known", "duel_questions question_index",
+                                        "duel_questions question_known", "duel_questions question_once",
+                                        "duel_questions question_once"])
+            try db.query("""
+                DELETE FROM duel_questions WHERE (duel_id = \(duel)::uuid AND question_index = 50)
+                    OR duel_id = '00000000-0000-4000-8000-000000000028'
+                """)
+            #expect(try anomalies() == [])
+        }
+
         @Test func upkeepPurgesSessionsAndArchivesOldEvents() async throws {
             defer { stop() }
             let (a, b, duel) = try await startDuel(server.url)

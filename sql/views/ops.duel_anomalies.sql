@@ -1,6 +1,7 @@
 -- Rows of the tables a lane round writes that break the engine's rules: what CHECK constraints
 -- and foreign keys said on them until migration 024 took them off the lane's write path (they
--- cost about 12 % of Postgres's CPU at human pace; the migration says why). The engine (DuelCore)
+-- cost about 12 % of Postgres's CPU at human pace; the migration says why), and of a new duel's
+-- drawn questions (migration 028). The engine (DuelCore)
 -- is where these rules live and the server writes these rows only from its steps, so a healthy
 -- database lists nothing here; the tests play every kind of game and expect that. One row per
 -- broken rule: the table, the row's key as text and a name for the rule (the old constraint's
@@ -52,6 +53,18 @@ SELECT 'duel_answers', a.duel_id::text || '/' || a.question_index || '/' || a.pl
     ('question_drawn', EXISTS (SELECT 1 FROM duel_questions q
                                 WHERE q.duel_id = a.duel_id AND q.question_index = a.question_index)),
     ('player_known', EXISTS (SELECT 1 FROM players p WHERE p.id = a.player_id))) AS c(rule, ok)
+ WHERE NOT coalesce(c.ok, true)
+UNION ALL
+-- Migration 028 took the keys and rules of a new duel's drawn questions off its creation.
+SELECT 'duel_questions', q.duel_id::text || '/' || q.question_index, c.rule
+  FROM duel_questions q
+ CROSS JOIN LATERAL (VALUES
+    ('question_index', q.question_index >= 0),
+    ('duel_known', EXISTS (SELECT 1 FROM duels d WHERE d.id = q.duel_id)),
+    ('question_known', EXISTS (SELECT 1 FROM questions k WHERE k.id = q.question_id)),
+    ('question_once', NOT EXISTS (SELECT 1 FROM duel_questions o
+                                   WHERE o.duel_id = q.duel_id AND o.question_id = q.question_id
+                                     AND o.question_index <> q.question_index))) AS c(rule, ok)
  WHERE NOT coalesce(c.ok, true)
 UNION ALL
 SELECT 'duel_events', e.duel_id::text || '/' || e.seq, c.rule
