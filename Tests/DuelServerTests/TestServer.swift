@@ -90,6 +90,7 @@ final class TestServer: @unchecked Sendable {
 
     func stop() {
         expectNoAnomalies()
+        expectEventsThatFollowFromTheLog()
         server?.stop()
         server = nil
         if let process, process.isRunning {
@@ -114,6 +115,59 @@ final class TestServer: @unchecked Sendable {
         }
         for row in rows {
             Issue.record("ops.duel_anomalies: \(row["table_name"] ?? "?") \(row["key"] ?? "?") breaks \(row["rule"] ?? "?")")
+        }
+    }
+
+    /// Every stored event after a duel's start is what its input log gives, replayed on its start
+    /// state (``DuelRepository/replayedEvents(_:)``), checked at every test server's end: events
+    /// derived from the log instead of stored (issue 25) must be the events the players got. The
+    /// archived events count as stored. Duels without inputs (a test's hand-made rows) have
+    /// nothing to replay.
+    private func expectEventsThatFollowFromTheLog() {
+        guard let db = try? PGConnection(conninfo) else { return }
+        defer { db.close() }
+        do {
+            // One snapshot for the log and the events: another instance (or this one's last round)
+            // may still be writing.
+            try db.execute(script: "BEGIN ISOLATION LEVEL REPEATABLE READ")
+            defer { try? db.execute(script: "ROLLBACK") }
+            let ids = try db.query("SELECT DISTINCT duel_id::text AS id FROM duel_inputs ORDER BY 1").map { try $0.string("id") }
+            guard !ids.isEmpty else { return }
+            /// An event as compared: seq, kind, time and the record's text.
+            struct Event: Equatable, CustomStringConvertible {
+                let seq: Int, kind: String, atMs: Int64, record: String
+                var description: String { "\(seq) \(kind) at \(atMs): \(record)" }
+            }
+            let replay = try DuelRepository(db).replayedEvents(ids)
+            let replayed = replay.mapValues { duel in
+                duel.events.map { Event(seq: $0.seq, kind: $0.kind.rawValue, atMs: $0.atMs, record: $0.recordJSON) }
+            }
+            var stored: [String: [Event]] = [:]
+            for row in try db.query("""
+                SELECT duel_id::text AS duel, seq, kind, at_ms, record::text AS record
+                  FROM (SELECT duel_id, seq, kind, at_ms, record FROM duel_events
+                        UNION ALL SELECT duel_id, seq, kind, at_ms, record FROM duel_events_archive) e
+                 WHERE duel_id = ANY(\(PGArray(ids))::uuid[])
+                 ORDER BY duel_id, seq
+                """) {
+                let duel = try row.string("duel")
+                // The start's events are written with the duel, not replayed.
+                guard try row.int("seq") > replay[duel]?.startSeq ?? 0 else { continue }
+                stored[duel, default: []].append(Event(
+                    seq: try row.int("seq"), kind: try row.string("kind"), atMs: try row.int64("at_ms"),
+                    record: try row.string("record")))
+            }
+            for id in ids where replayed[id] ?? [] != stored[id] ?? [] {
+                let (mine, theirs) = (replayed[id] ?? [], stored[id] ?? [])
+                let at = zip(mine, theirs).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                    ?? min(mine.count, theirs.count)
+                Issue.record("""
+                    duel \(id): the log replays \(mine.count) events, \(theirs.count) stored; first difference at \(at): \
+                    replayed \(at < mine.count ? mine[at].description : "none"), stored \(at < theirs.count ? theirs[at].description : "none")
+                    """)
+            }
+        } catch {
+            Issue.record("the events' replay did not answer: \(error)")
         }
     }
 
