@@ -55,16 +55,19 @@ SELECT 'duel_answers', a.duel_id::text || '/' || a.question_index || '/' || a.pl
     ('player_known', EXISTS (SELECT 1 FROM players p WHERE p.id = a.player_id))) AS c(rule, ok)
  WHERE NOT coalesce(c.ok, true)
 UNION ALL
--- Migration 028 took the keys and rules of a new duel's drawn questions off its creation.
+-- Migration 028 took the keys and rules of a new duel's drawn questions off its creation. Joins
+-- and a count per duel and question, not a lookup per row: ten rows a game add up.
 SELECT 'duel_questions', q.duel_id::text || '/' || q.question_index, c.rule
-  FROM duel_questions q
+  FROM (SELECT q.duel_id, q.question_index, d.id IS NOT NULL AS duel_known, k.id IS NOT NULL AS question_known,
+               count(*) OVER (PARTITION BY q.duel_id, q.question_id) AS uses
+          FROM duel_questions q
+          LEFT JOIN duels d ON d.id = q.duel_id
+          LEFT JOIN questions k ON k.id = q.question_id) q
  CROSS JOIN LATERAL (VALUES
     ('question_index', q.question_index >= 0),
-    ('duel_known', EXISTS (SELECT 1 FROM duels d WHERE d.id = q.duel_id)),
-    ('question_known', EXISTS (SELECT 1 FROM questions k WHERE k.id = q.question_id)),
-    ('question_once', NOT EXISTS (SELECT 1 FROM duel_questions o
-                                   WHERE o.duel_id = q.duel_id AND o.question_id = q.question_id
-                                     AND o.question_index <> q.question_index))) AS c(rule, ok)
+    ('duel_known', q.duel_known),
+    ('question_known', q.question_known),
+    ('question_once', q.uses = 1)) AS c(rule, ok)
  WHERE NOT coalesce(c.ok, true)
 UNION ALL
 SELECT 'duel_events', e.duel_id::text || '/' || e.seq, c.rule

@@ -145,20 +145,16 @@ extension DuelRepository {
     }
 
     /// Rebuilds duels from their stored base state and input log (after a restart,
-    /// or when another instance moved them on). Runs under the caller's row locks.
+    /// or when another instance moved them on). The lanes call it under their row locks;
+    /// ``replayedEvents(_:)`` on a snapshot.
     /// `upTo`: per duel, the last input to apply (all when absent).
     /// The start state is in `duel_starts` (migration 026); a duel created before it, or by an
     /// older server since, has it in `duels.base_state`.
-    /// `onStep` sees each replayed input's step, with its duel's id.
+    /// `onStart` sees each duel's start state, and `onStep` each replayed input's step, with the
+    /// duel's id.
     func rebuildDuels(
-        _ ids: [String], upTo: [String: Int] = [:], onStep: (String, DuelStep) -> Void = { _, _ in }
-    ) throws -> [String: (duel: Duel, version: Int)] {
-        try rebuildDuels(ids, upTo: upTo, onStart: { _, _ in }, onStep: onStep)
-    }
-
-    /// ``rebuildDuels(_:upTo:onStep:)``, where `onStart` also sees each duel's start state.
-    func rebuildDuels(
-        _ ids: [String], upTo: [String: Int] = [:], onStart: (String, Duel) -> Void, onStep: (String, DuelStep) -> Void
+        _ ids: [String], upTo: [String: Int] = [:], onStart: (String, Duel) -> Void = { _, _ in },
+        onStep: (String, DuelStep) -> Void = { _, _ in }
     ) throws -> [String: (duel: Duel, version: Int)] {
         guard !ids.isEmpty else { return [:] }
         var rebuilt: [String: (duel: Duel, version: Int)] = [:]
@@ -192,21 +188,33 @@ extension DuelRepository {
         return rebuilt
     }
 
-    /// The events the input logs of `ids` give, replayed on their start states, as they would be
-    /// stored, and the last seq of each start (its `init`, and the first question when the start
-    /// caught up with it, are written with the duel, not replayed). The engine is deterministic,
-    /// so these are the stored events; the test servers check that for every game they play
-    /// (issue 25: deriving events from the log instead of storing them, about two thirds of the
-    /// WAL, needs it; bench/NOTES.md item 50).
-    public func replayedEvents(_ ids: [String]) throws -> [String: (startSeq: Int, events: [StoredEvent])] {
-        var replayed: [String: (startSeq: Int, events: [StoredEvent])] = [:]
-        _ = try rebuildDuels(ids, onStart: { id, start in replayed[id] = (start.seq, []) }) { id, step in
-            guard step.logsInput else { return }
+    /// What the input logs of `ids` give, replayed on their start states: the events as they would
+    /// be stored, after the last seq of each start (its `init`, and the first question when the
+    /// start caught up with it, are written with the duel, not replayed); the inputs that changed
+    /// nothing on replay (every logged input changed the duel when it was applied, so none should);
+    /// and the duel's last seq and input count after them (its row's `last_seq` and `inputs`).
+    /// The engine is deterministic, so these are the stored events; the test servers check that
+    /// for every game they play (issue 25: deriving the events from the log instead of storing
+    /// them, about two thirds of the WAL, needs it; bench/NOTES.md item 50).
+    public func replayedEvents(_ ids: [String]) throws -> [String: ReplayedDuel] {
+        var replayed: [String: ReplayedDuel] = [:]
+        let rebuilt = try rebuildDuels(ids, onStart: { id, start in
+            replayed[id] = ReplayedDuel(startSeq: start.seq)
+        }, onStep: { id, step in
+            guard step.logsInput else {
+                replayed[id]?.unchangedInputs += 1
+                return
+            }
             replayed[id]?.events += step.events.map { event in
                 StoredEvent(duelID: id, seq: event.seq, kind: event.kind, atMs: event.atMs,
                             recordJSON: event.record.serialized)
             }
+        })
+        for (id, duel) in rebuilt {
+            replayed[id]?.lastSeq = duel.duel.seq
+            replayed[id]?.inputs = duel.version
         }
         return replayed
     }
 }
+
