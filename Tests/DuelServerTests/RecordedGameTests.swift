@@ -30,6 +30,32 @@ extension ServerTests {
             }
         }
 
+        /// A recorded opponent is no account and no instance holds it: with another instance
+        /// running, a recorded game whose one player is held here tells the others nothing. Its
+        /// rounds' updates listed the recording among the players, and every input after the first
+        /// was announced (a NOTIFY, and a read of the events by every other instance that cared).
+        @Test func aRecordedGameHeldHereAnnouncesNothingToOtherInstances() async throws {
+            let first = try TestServer.start()
+            defer { first.stop() }
+            let second = try first.another()
+            defer { second.stop() }
+            let listener = try first.database()
+            defer { listener.close() }
+            try listener.execute(script: "LISTEN duel_events")
+            // Announcements flow once each instance has seen the other's heartbeat.
+            try await Task.sleep(for: .seconds(2))
+            #expect(try listener.query("SELECT count(*) AS n FROM instances")[0].int("n") == 2)
+            let player = try await TestPlayer.signUp(second.url)
+            let reply = try await player.client.request("recorded", ["bank": "world-capitals"])
+            let duel = try #require(reply["data"]?["duel_id"]?.string, "\(reply.serialized)")
+            _ = try #require(await player.client.nextEvent("init"))
+            let events = try await play(second, player, duel: duel, right: false)
+            #expect(events.last?["event"] == "complete")
+            try await Task.sleep(for: .milliseconds(300))
+            let about = try listener.notifications().filter { $0.payload.contains(duel) }
+            #expect(about.isEmpty, "\(about.count) announcements of the recorded game: \(about.map(\.payload))")
+        }
+
         @Test func aNewcomerOnAnEmptyServerPlaysTheHouseUnratedAndIsPaidAsForPractice() async throws {
             let server = try TestServer.start()
             defer { server.stop() }

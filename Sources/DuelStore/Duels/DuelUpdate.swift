@@ -21,6 +21,8 @@ public struct DuelUpdate: Sendable {
     public let duelID: String
     /// The duel's last seq after this transaction (orders updates applied out of order).
     public let seq: Int
+    /// The accounts seated (a recorded opponent is none): who gets the events, and who decides
+    /// whether other instances must hear of them.
     public let players: [PlayerID]
     /// The engine's reply to the input (answered, rejected...).
     public let outcome: DuelStep.Outcome
