@@ -241,15 +241,25 @@ extension ServerTests {
             #expect(try rows[1].bool("suspect_key") == false)
         }
 
+        /// A duel played to its end (a forfeit), for the anomaly tests.
+        func forfeitedDuel() async throws -> String {
+            let (a, b, duel) = try await startDuel(server.url)
+            _ = try await b.client.request("forfeit", ["duel_id": .string(duel)])
+            _ = await a.client.nextEvent("complete")
+            return duel
+        }
+
+        /// What ops.duel_anomalies names, as `table rule`, read as an operator.
+        func anomalies() throws -> [String] {
+            try operatorDB.query("SELECT table_name || ' ' || rule AS r FROM ops.duel_anomalies ORDER BY 1").map { try $0.string("r") }
+        }
+
         /// Migration 024 took the CHECKs and foreign keys off the tables a lane round writes; the
         /// view names each row that breaks what they said (and a played game leaves none: every
         /// test server checks at its end).
         @Test func duelAnomaliesNameTheRowsThatBreakTheRules() async throws {
             defer { stop() }
-            let (a, b, duel) = try await startDuel(server.url)
-            _ = try await b.client.request("forfeit", ["duel_id": .string(duel)])
-            _ = await a.client.nextEvent("complete")
-            let anomalies = { try self.operatorDB.query("SELECT table_name || ' ' || rule AS r FROM ops.duel_anomalies ORDER BY 1").map { try $0.string("r") } }
+            let duel = try await forfeitedDuel()
             #expect(try anomalies() == [])
             let db = try server.database()
             defer { db.close() }
@@ -285,10 +295,7 @@ extension ServerTests {
         /// could not be written.
         @Test func drawnQuestionsKeepTheirKeysAndTheViewNamesTheirBrokenRules() async throws {
             defer { stop() }
-            let (a, b, duel) = try await startDuel(server.url)
-            _ = try await b.client.request("forfeit", ["duel_id": .string(duel)])
-            _ = await a.client.nextEvent("complete")
-            let anomalies = { try self.operatorDB.query("SELECT table_name || ' ' || rule AS r FROM ops.duel_anomalies ORDER BY 1").map { try $0.string("r") } }
+            let duel = try await forfeitedDuel()
             let db = try server.database()
             defer { db.close() }
             let left = try db.query("""

@@ -149,11 +149,7 @@ final class TestServer: @unchecked Sendable {
     /// The duels among `ids` whose stored events or row differ from their replayed log, with the
     /// first difference of each.
     private static func replayDifferences(_ ids: [String], on db: PGConnection) throws -> [String: String] {
-        /// An event as compared: seq, kind, time and the record's text.
-        struct Event: Equatable, CustomStringConvertible {
-            let seq: Int, kind: String, atMs: Int64, record: String
-            var description: String { "\(seq) \(kind) at \(atMs): \(record)" }
-        }
+        func show(_ event: StoredEvent) -> String { "\(event.seq) \(event.kind) at \(event.atMs): \(event.recordJSON)" }
         return try db.transaction(retries: 0) { db in
             try db.execute(script: "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             var replays: [String: ReplayedDuel] = [:]
@@ -169,34 +165,24 @@ final class TestServer: @unchecked Sendable {
                     }
                 }
             }
-            var stored: [String: [Event]] = [:]
             var rows: [String: (lastSeq: Int, inputs: Int)] = [:]
             for row in try db.query("""
                 SELECT id::text AS id, last_seq, inputs FROM duels WHERE id = ANY(\(PGArray(ids))::uuid[])
                 """) {
                 rows[try row.string("id")] = (try row.int("last_seq"), try row.int("inputs"))
             }
-            for row in try db.query("""
-                SELECT duel_id::text AS duel, seq, kind, at_ms, record::text AS record FROM duel_events
-                 WHERE duel_id = ANY(\(PGArray(ids))::uuid[]) ORDER BY duel_id, seq
-                """) {
-                let duel = try row.string("duel")
-                // The start's events are written with the duel, not replayed.
-                guard try row.int("seq") > replays[duel]?.startSeq ?? 0 else { continue }
-                stored[duel, default: []].append(Event(
-                    seq: try row.int("seq"), kind: try row.string("kind"), atMs: try row.int64("at_ms"),
-                    record: try row.string("record")))
-            }
+            // The start's events are written with the duel, not replayed.
+            let stored = try DuelRepository(db).events(after: replays.map { (duelID: $0.key, afterSeq: $0.value.startSeq) })
             for (id, replay) in replays where differing[id] == nil {
-                let replayed = replay.events.map { Event(seq: $0.seq, kind: $0.kind.rawValue, atMs: $0.atMs, record: $0.recordJSON) }
-                let kept = stored[id] ?? []
+                let replayed = replay.events
+                let kept = stored[id]?.events ?? []
                 if replayed != kept {
                     let at = zip(replayed, kept).enumerated().first { $0.element.0 != $0.element.1 }?.offset
                         ?? min(replayed.count, kept.count)
                     differing[id] = """
                         the log replays \(replayed.count) events, \(kept.count) stored; first difference at \(at): \
-                        replayed \(at < replayed.count ? replayed[at].description : "none"), \
-                        stored \(at < kept.count ? kept[at].description : "none")
+                        replayed \(at < replayed.count ? show(replayed[at]) : "none"), \
+                        stored \(at < kept.count ? show(kept[at]) : "none")
                         """
                 } else if replay.unchangedInputs > 0 {
                     differing[id] = "\(replay.unchangedInputs) logged inputs change nothing on replay"

@@ -136,7 +136,7 @@ extension DuelRepository {
             updates[index] = DuelUpdate(
                 // The accounts: a recorded opponent is none, and no instance holds it, so listed
                 // it made every input of a recorded game announced while another instance ran.
-                duelID: item.duelID, seq: state.duel.seq, players: state.duel.players.filter { !$0.isRecorded }.map(\.id),
+                duelID: item.duelID, seq: state.duel.seq, players: state.duel.players.compactMap { $0.isRecorded ? nil : $0.id },
                 // A standing refusal changed nothing, and its state may be a stale cache's (a cached
                 // round does not check it): it arms no timer.
                 outcome: step.outcome, events: events,
