@@ -109,6 +109,33 @@ import Testing
         #expect(lane1.cache.latest(of: duel.id)?.version == moved.version + 1)
     }
 
+    /// Another instance moved the duel on to question 1: lane 1 catches up from the state it
+    /// holds, reading and replaying only the inputs logged since, not the whole game from its start.
+    /// The start state is made unreadable to show it: a rebuild from the start would fail.
+    @Test func aStaleCacheCatchesUpFromItsOwnVersion() async throws {
+        let (duel, connection, first, second) = try await duelOnTwoLanes()
+        defer { connection.close() }
+        var lane1 = first, lane2 = second
+        _ = DuelRepository(connection).applyInputs([
+            batches.answer(duel, seat: 1, correct: false, at: 1_600), DuelInputItem(duelID: duel.id, input: .advance(atMs: 1_700)),
+        ], lane: &lane2)
+        let moved = try #require(lane2.cache.latest(of: duel.id))
+        _ = try connection.query("UPDATE duel_starts SET base_state = '{}' WHERE duel_id = \(duel.id)::uuid")
+        #expect(throws: (any Error).self) { try DuelRepository(connection).rebuildDuels([duel.id]) }
+        let question = duel.questions[1]
+        let answer = DuelInputItem(duelID: duel.id, input: .answer(
+            player: duel.players[0].id, questionIndex: 1, choice: question.correctChoice!, atMs: 1_800))
+        let results = DuelRepository(connection).applyInputs([answer], lane: &lane1)
+        guard case .answered(correct: true, _)? = try results[0].get()?.outcome else {
+            Issue.record("the answer to question 1 was not counted: \(String(describing: results[0]))")
+            return
+        }
+        var expected = moved.duel
+        _ = expected.apply(answer.input)
+        #expect(lane1.cache.latest(of: duel.id)?.version == moved.version + 1)
+        #expect(lane1.cache.latest(of: duel.id)?.duel == expected)
+    }
+
     /// A refusal that stands (``DuelStep/refusalStands``) is not checked against the stored state:
     /// seat 0 already answered question 0 in lane 1's cache, and answering it again is refused on
     /// every later state. So the round reads nothing and redoes nothing even though another

@@ -5,8 +5,9 @@ import DuelCore
 ///
 /// Owned by the connection, so only the thread that owns the connection touches
 /// it: no lock. A state is used only when the row locked in the transaction has
-/// the same version; otherwise the duel is rebuilt from its stored base state and
-/// input log. Bounded: past `limit` the oldest entries go (a state that left is
+/// the same version. When another instance moved the duel on, the state catches up by the
+/// inputs logged since its version; a duel without a state is rebuilt from its stored base
+/// state and whole input log. Bounded: past `limit` the oldest entries go (a state that left is
 /// rebuilt from the log when needed again).
 ///
 /// With a state it keeps the duel's bank id once a transaction has read it: a round whose duels
@@ -33,11 +34,6 @@ struct DuelCache {
     /// The last state committed for `id`, whatever its version now is in the database.
     func latest(of id: String) -> Entry? {
         entries[id]
-    }
-
-    /// Forgets `id`'s state (another instance moved the duel on): its next round rebuilds it.
-    mutating func forget(_ id: String) {
-        entries[id] = nil
     }
 
     /// Finished duels are kept too: the opponent's answer that arrives just after

@@ -75,11 +75,10 @@ extension DuelRepository {
         }
         guard !moved.isEmpty else { return updates.map { .success($0) } }
         // The moved duels' inputs changed nothing (else the commit had failed): redo them on
-        // their stored state.
-        for id in moved { lane.cache.forget(id) }
+        // their stored state, which the locking path catches up to from the cached one.
         var answers = updates.map { Result<DuelUpdate?, Error>.success($0) }
         let redo = items.indices.filter { moved.contains(items[$0].duelID) }
-        for (index, result) in zip(redo, applyInputs(redo.map { items[$0] }, lane: &lane, outbox: outbox)) { answers[index] = result }
+        for (index, result) in zip(redo, applyLocking(redo.map { items[$0] }, lane: &lane, outbox: outbox)) { answers[index] = result }
         return answers
     }
 

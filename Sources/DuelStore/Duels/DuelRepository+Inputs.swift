@@ -22,6 +22,15 @@ extension DuelRepository {
     ) -> [Result<DuelUpdate?, Error>] {
         guard !items.isEmpty else { return [] }
         if let results = applyCachedRound(items, lane: &lane, outbox: outbox) { return results }
+        return applyLocking(items, lane: &lane, outbox: outbox)
+    }
+
+    /// The locking path of ``applyInputs(_:lane:outbox:)``: the duel rows are locked and read
+    /// first, so each input is judged on the stored state, caught up when another instance
+    /// moved it on.
+    func applyLocking(
+        _ items: [DuelInputItem], lane: inout DuelLaneState, outbox: Outbox
+    ) -> [Result<DuelUpdate?, Error>] {
         do {
             // `lane` is read, not copied, inside: a copy alive at the cache's update below would
             // copy the whole cache.
@@ -75,6 +84,7 @@ extension DuelRepository {
         let ids = Set(items.lazy.map(\.duelID).filter(UUIDText.isValid)).sorted()
         var states: [String: LaneState] = [:]
         var banks: [String: Int] = [:]
+        var versions: [String: Int] = [:]
         var stale: [String] = []
         var now: String?
         if !ids.isEmpty {
@@ -82,6 +92,7 @@ extension DuelRepository {
                 now = try row.string("now")
                 let id = try row.string("id")
                 let version = try row.int("inputs")
+                versions[id] = version
                 banks[id] = try row.int("bank_id")
                 if let duel = lane.cache.state(of: id, version: version) {
                     states[id] = LaneState(duel: duel, version: version, bankID: banks[id]!)
@@ -90,7 +101,15 @@ extension DuelRepository {
                 }
             }
         }
-        for (id, rebuilt) in try rebuildDuels(stale) {
+        // A duel another instance moved on catches up from the state this lane last committed:
+        // only the inputs logged since are read and replayed, not the whole game from its start.
+        var cached: [String: (duel: Duel, version: Int)] = [:]
+        for id in stale {
+            if let entry = lane.cache.latest(of: id), let stored = versions[id], entry.version < stored {
+                cached[id] = (entry.duel, entry.version)
+            }
+        }
+        for (id, rebuilt) in try rebuildDuels(stale, from: cached) {
             if let bank = banks[id] { states[id] = LaneState(duel: rebuilt.duel, version: rebuilt.version, bankID: bank) }
         }
         let (writes, updates) = Self.run(items, on: &states)
@@ -149,31 +168,42 @@ extension DuelRepository {
     /// Rebuilds duels from their stored base state and input log (after a restart,
     /// or when another instance moved them on). The lanes call it under their row locks;
     /// ``replayedEvents(_:)`` on a snapshot.
+    /// `from`: per duel, a state already known with its version: only the inputs logged after it
+    /// are read and applied (its start state is not read).
     /// `upTo`: per duel, the last input to apply (all when absent).
     /// The start state is in `duel_starts` (migration 026); a duel created before it, or by an
     /// older server since, has it in `duels.base_state`.
-    /// `onStart` sees each duel's start state, and `onStep` each replayed input's step, with the
-    /// duel's id.
+    /// `onStart` sees each duel's start state (not called for a duel in `from`), and `onStep` each
+    /// replayed input's step, with the duel's id.
     func rebuildDuels(
-        _ ids: [String], upTo: [String: Int] = [:], onStart: (String, Duel) -> Void = { _, _ in },
-        onStep: (String, DuelStep) -> Void = { _, _ in }
+        _ ids: [String], from known: [String: (duel: Duel, version: Int)] = [:], upTo: [String: Int] = [:],
+        onStart: (String, Duel) -> Void = { _, _ in }, onStep: (String, DuelStep) -> Void = { _, _ in }
     ) throws -> [String: (duel: Duel, version: Int)] {
         guard !ids.isEmpty else { return [:] }
-        var rebuilt: [String: (duel: Duel, version: Int)] = [:]
-        for row in try db.query("""
-            SELECT d.id::text AS id, coalesce(s.base_state, d.base_state)::text AS base
-              FROM duels d LEFT JOIN duel_starts s ON s.duel_id = d.id
-             WHERE d.id = ANY(\(PGArray(ids))::uuid[])
-            """) {
-            let text = try row.string("base")
-            let (id, start) = (try row.string("id"), try JSONDecoder().decode(Duel.self, from: Data(text.utf8)))
-            onStart(id, start)
-            rebuilt[id] = (start, 0)
+        var rebuilt = known.filter { ids.contains($0.key) }
+        let fresh = ids.filter { rebuilt[$0] == nil }
+        if !fresh.isEmpty {
+            for row in try db.query("""
+                SELECT d.id::text AS id, coalesce(s.base_state, d.base_state)::text AS base
+                  FROM duels d LEFT JOIN duel_starts s ON s.duel_id = d.id
+                 WHERE d.id = ANY(\(PGArray(fresh))::uuid[])
+                """) {
+                let text = try row.string("base")
+                let (id, start) = (try row.string("id"), try JSONDecoder().decode(Duel.self, from: Data(text.utf8)))
+                onStart(id, start)
+                rebuilt[id] = (start, 0)
+            }
         }
+        // Each duel's inputs after the version it has: a filter beside `duel_id = ANY`, so that on
+        // Citus a one-duel read still goes to its one shard.
+        let after = ids.map { Int64(rebuilt[$0]?.version ?? 0) }
         for row in try db.query("""
             SELECT duel_id::text AS duel, n, kind, player_id::text AS player, question_index, choice, at_ms,
                    choices, answer_text, answer_number, lag_ms
-              FROM duel_inputs WHERE duel_id = ANY(\(PGArray(ids))::uuid[]) ORDER BY duel_id, n
+              FROM duel_inputs
+             WHERE duel_id = ANY(\(PGArray(ids))::uuid[])
+               AND n > (\(PGArray(after))::int[])[array_position(\(PGArray(ids))::uuid[], duel_id)]
+             ORDER BY duel_id, n
             """) {
             let id = try row.string("duel")
             if let last = upTo[id], try row.int("n") > last { continue }
