@@ -36,6 +36,8 @@ final class DuelDelivery: @unchecked Sendable {
     }
     /// Lag compensation is on (issue 26): a connection in a game measures its round trip.
     private let measuresLag: Bool
+    /// The duel states this instance's event reads replayed (``DuelReplays``), the lanes'.
+    var replays: DuelReplays { lanes.replays }
 
     init(connections: ConnectionTable, replies: Replies, jobs: ServerJobs, timer: DeadlineTimer,
          lanes: DuelLanes, metrics: Metrics, instance: String, measuresLag: Bool, logger: Logger) {
@@ -176,7 +178,7 @@ final class DuelDelivery: @unchecked Sendable {
     }
 
     private func fillGap(_ connection: Connection, duel: String, after: Int) {
-        jobs.database(for: connection, { db in try DuelRepository(db).events(duel: duel, afterSeq: after) }) { [self] connection, result in
+        jobs.database(for: connection, { [replays] db in try DuelRepository(db, replays: replays).events(duel: duel, afterSeq: after) }) { [self] connection, result in
             guard let player = connection?.player, case .success(let events) = result else { return }
             deliver(events, players: [player])
         }
@@ -190,7 +192,7 @@ final class DuelDelivery: @unchecked Sendable {
     func hold(_ held: HeldReply, duel: String, for connection: Connection) {
         sent[connection.id, default: ConnectionDuels()].held[duel] = held
         guard let delivered = sent[connection.id]?.delivered[duel], delivered > held.afterSeq else { return }
-        jobs.database(for: connection, { db in try DuelRepository(db).events(duel: duel, afterSeq: held.afterSeq) }) {
+        jobs.database(for: connection, { [replays] db in try DuelRepository(db, replays: replays).events(duel: duel, afterSeq: held.afterSeq) }) {
             [self] connection, result in
             guard let connection, let player = connection.player, case .success(let events) = result,
                   let waiting = sent[connection.id]?.held[duel], let verdict = waiting.verdict(in: events, for: player)
@@ -227,8 +229,8 @@ final class DuelDelivery: @unchecked Sendable {
         guard !wanted.isEmpty else { return }
         let reads = wanted
         let announced = Dictionary(ranges.map { ($0.duelID, $0.lastSeq) }, uniquingKeysWith: max)
-        jobs.database(for: nil, { db in
-            let repository = DuelRepository(db)
+        jobs.database(for: nil, { [replays] db in
+            let repository = DuelRepository(db, replays: replays)
             var found = try repository.events(after: reads)
             // On Citus, a commit that wrote several shards (a game's completion) makes its rows
             // on the workers visible just after the coordinator's own commit, and the NOTIFY is
@@ -252,15 +254,15 @@ final class DuelDelivery: @unchecked Sendable {
     }
 
     /// After the LISTEN connection came back: reads what this player's connections missed of
-    /// their live duel (up to `live`).
-    func resynchronize(_ player: PlayerID, live: StoredEvent) {
+    /// their live duel (up to its last seq, `seq`).
+    func resynchronize(_ player: PlayerID, duel: String, seq: Int) {
         for connection in connections.connections(of: player) {
-            let delivered = sent[connection.id]?.delivered[live.duelID] ?? 0
-            if delivered < live.seq {
+            let delivered = sent[connection.id]?.delivered[duel] ?? 0
+            if delivered < seq {
                 // Naming the local player makes the duel relevant even if its `init`
                 // announcement was missed; the read brings its full player list.
                 readEvents([DuelNotification.Range(
-                    duelID: live.duelID, firstSeq: delivered + 1, lastSeq: live.seq, players: [player])])
+                    duelID: duel, firstSeq: delivered + 1, lastSeq: seq, players: [player])])
             }
         }
     }
@@ -309,10 +311,10 @@ final class DuelDelivery: @unchecked Sendable {
         resumeGeneration += 1
         let generation = resumeGeneration
         sent[connection.id, default: ConnectionDuels()].resuming[duel] = generation
-        jobs.database(for: connection, { db -> [StoredEvent]? in
+        jobs.database(for: connection, { [replays] db -> [StoredEvent]? in
             guard let players = try DuelRepository(db).duelPlayers(id: duel) else { return nil }
             guard players.contains(player) else { throw StoreError(.notInDuel) }
-            return try DuelRepository(db).events(duel: duel, afterSeq: afterSeq)
+            return try DuelRepository(db, replays: replays).events(duel: duel, afterSeq: afterSeq)
         }) { [self] connection, result in
             guard let connection else { return }
             let current = sent[connection.id]?.resuming[duel] == generation
@@ -345,7 +347,7 @@ final class DuelDelivery: @unchecked Sendable {
     /// held its live events back (the duel may have finished meanwhile, so this does not
     /// go through ``deliver(_:players:)``, which ignores finished duels).
     private func catchUp(_ connection: Connection, duel: String, after: Int) {
-        jobs.database(for: connection, { db in try DuelRepository(db).events(duel: duel, afterSeq: after) }) { [self] connection, result in
+        jobs.database(for: connection, { [replays] db in try DuelRepository(db, replays: replays).events(duel: duel, afterSeq: after) }) { [self] connection, result in
             guard let connection, let player = connection.player, case .success(let stored) = result else { return }
             let now = Clock.nowMs()
             let (events, later) = HeldEvents.split(stored, nowMs: now)

@@ -195,9 +195,9 @@ final class PeriodicJobs: @unchecked Sendable {
     func resynchronize() {
         rescheduleLiveDuels()
         for player in connections.directory.players {
-            jobs.database(for: nil, { db in try DuelRepository(db).liveDuel(player: player) }) { [self] _, result in
-                guard case .success(let newest) = result, let live = newest.last else { return }
-                delivery.resynchronize(player, live: live)
+            jobs.database(for: nil, { db in try DuelRepository(db).liveDuelID(player: player) }) { [self] _, result in
+                guard case .success(let live?) = result else { return }
+                delivery.resynchronize(player, duel: live.duelID, seq: live.lastSeq)
             }
         }
         runMatcher()

@@ -91,6 +91,7 @@ final class Sessions: @unchecked Sendable {
         let id = connection.id
         let lifetime = configuration.signIn.tokenLifetimeSeconds
         let instance = self.instance
+        let replays = delivery.replays
         let queued = hashing.submit(address: connection.address, connection: id) { [self] in
             // Unknown usernames still cost one verification, so timing does not tell them apart.
             let valid = Passwords.verify(password, hash: found?.passwordHash ?? Passwords.decoyHash) && found != nil
@@ -106,7 +107,7 @@ final class Sessions: @unchecked Sendable {
                     try players.loginSucceeded(username: username)
                     try players.createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
                     try players.markPresent(player: player, instance: instance, outbox: outbox)
-                    return (player, try players.profile(player: player), try DuelRepository(db).liveDuel(player: player),
+                    return (player, try players.profile(player: player), try DuelRepository(db, replays: replays).liveDuel(player: player),
                             try RoomRepository(db).waitingSocial(player: player))
                 }) { [self] connection, result in
                     finishLogin(connection, ref, token: token, result: result)
@@ -126,6 +127,7 @@ final class Sessions: @unchecked Sendable {
     func authenticate(_ connection: Connection, _ ref: RequestRef?, token: String, timeZone: String? = nil) {
         let hash = Tokens.hash(token)
         let instance = self.instance
+        let replays = delivery.replays
         jobs.database(for: connection, delivering: { db, outbox -> SignIn? in
             let players = PlayerRepository(db)
             guard let player = try players.sessionPlayer(tokenHash: hash) else { return nil }
@@ -139,7 +141,7 @@ final class Sessions: @unchecked Sendable {
             // Registered before the reply: once the client hears it is signed in here,
             // every instance sees it present (it may close its other sockets next).
             try players.markPresent(player: player, instance: instance, outbox: outbox)
-            return (player, try players.profile(player: player), try DuelRepository(db).liveDuel(player: player),
+            return (player, try players.profile(player: player), try DuelRepository(db, replays: replays).liveDuel(player: player),
                     try RoomRepository(db).waitingSocial(player: player))
         }) { [self] connection, result in
             guard let connection else { return }
@@ -222,7 +224,7 @@ final class Sessions: @unchecked Sendable {
             // A connection on another live instance keeps the player present there.
             if try PlayerRepository(db).markAbsent(player: player, instance: instance, outbox: outbox) { return nil }
             try QueueRepository(db).cancelQueue(player: player)
-            return try DuelRepository(db).liveDuel(player: player).last?.duelID
+            return try DuelRepository(db).liveDuelID(player: player)?.duelID
         }) { [self] _, result in
             guard case .success(let duel?) = result else { return }
             delivery.submitAndApply(.disconnected(player: player, atMs: now), to: duel)

@@ -22,6 +22,9 @@ public final class DuelLanes: Sendable {
     private let settler: ProgressSettler?
     private let afterBatch: AfterBatch
     private let shards: ShardMap
+    /// The duel states this instance's event reads replayed (``DuelReplays``): lanes and readers
+    /// share the instance, so they hang here.
+    public let replays = DuelReplays()
 
     /// Whether the lanes write to a Citus cluster, where ended games are settled apart from their
     /// rounds.

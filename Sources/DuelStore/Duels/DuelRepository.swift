@@ -10,9 +10,13 @@ import Foundation
 public struct DuelRepository {
     /// The connection every query runs on.
     let db: PGConnection
+    /// The instance's replayed duel states, which event reads start from (none: every read
+    /// replays from the start).
+    let replays: DuelReplays?
 
-    public init(_ db: PGConnection) {
+    public init(_ db: PGConnection, replays: DuelReplays? = nil) {
         self.db = db
+        self.replays = replays
     }
 
     /// Creates games of one bank, inside the caller's transaction: multi-row statements for
@@ -132,41 +136,16 @@ public struct DuelRepository {
         return created
     }
 
-    /// The stored events of a duel with `seq > afterSeq`, in order.
+    /// The events of a duel with `seq > afterSeq` (and at most `upToSeq`), in order
+    /// (``derivedEvents(_:)``).
     public func events(duel id: String, afterSeq: Int, upToSeq: Int = Int(Int32.max)) throws -> [StoredEvent] {
-        guard UUIDText.isValid(id) else { return [] }
-        return try db.query("""
-            SELECT seq, kind, at_ms, record::text AS record FROM duel_events
-             WHERE duel_id = \(id)::uuid AND seq > \(afterSeq) AND seq <= \(upToSeq) ORDER BY seq
-            """).map { row in
-            StoredEvent(
-                duelID: id, seq: try row.int("seq"), kind: DuelEventKind(rawValue: try row.string("kind")) ?? .answered,
-                atMs: try row.int64("at_ms"), recordJSON: try row.string("record"))
-        }
+        try derivedEvents([(id, afterSeq, upToSeq)])[id]?.events ?? []
     }
 
     /// For many duels at once: each duel's events after the given seq, in order, and
-    /// its players (one query; unknown or malformed ids are left out).
+    /// its players (unknown or malformed ids are left out; ``derivedEvents(_:)``).
     public func events(after duels: [(duelID: String, afterSeq: Int)]) throws -> [String: (players: [PlayerID], events: [StoredEvent])] {
-        let valid = duels.filter { UUIDText.isValid($0.duelID) }
-        guard !valid.isEmpty else { return [:] }
-        var found: [String: (players: [PlayerID], events: [StoredEvent])] = [:]
-        for row in try db.query("""
-            SELECT d.id::text AS duel, d.player_a::text AS a, d.player_b::text AS b, d.more_players::text AS more,
-                   e.seq, e.kind, e.at_ms, e.record::text AS record
-              FROM unnest(\(PGArray(valid.map(\.duelID)))::uuid[], \(PGArray(valid.map { Int64($0.afterSeq) }))::int[]) AS w(id, after)
-              JOIN duels d ON d.id = w.id
-              JOIN duel_events e ON e.duel_id = w.id AND e.seq > w.after
-             ORDER BY d.id, e.seq
-            """) {
-            let duel = try row.string("duel")
-            let event = StoredEvent(
-                duelID: duel, seq: try row.int("seq"), kind: DuelEventKind(rawValue: try row.string("kind")) ?? .answered,
-                atMs: try row.int64("at_ms"), recordJSON: try row.string("record"))
-            if found[duel] == nil { found[duel] = (try row.seats(), []) }
-            found[duel]!.events.append(event)
-        }
-        return found
+        try derivedEvents(duels.map { ($0.duelID, $0.afterSeq, Int(Int32.max)) })
     }
 
     /// The players of a duel (one to four), or nil for an unknown duel.
@@ -181,6 +160,12 @@ public struct DuelRepository {
     /// in none. Two, because the newest may lie ahead of the clock (a question opened in its
     /// reveal's round, issue 25): the one before it is then the latest a player may see.
     public func liveDuel(player: PlayerID) throws -> [StoredEvent] {
+        guard let (id, last) = try liveDuelID(player: player) else { return [] }
+        return try events(duel: id, afterSeq: last - 2)
+    }
+
+    /// The live duel of a player and its last seq, or nil when the player is in none.
+    public func liveDuelID(player: PlayerID) throws -> (duelID: String, lastSeq: Int)? {
         // Two probes, not a join: on Citus the marker lives on the player's shard and the duel on
         // its own, and Citus would repartition both tables to join them.
         guard let marker = try db.query("""
@@ -188,10 +173,8 @@ public struct DuelRepository {
             """).first,
               let row = try db.query("""
             SELECT id::text AS id, last_seq FROM duels WHERE id = \(try marker.string("id"))::uuid
-            """).first else { return [] }
-        let id = try row.string("id")
-        let last = try row.int("last_seq")
-        return try events(duel: id, afterSeq: last - 2)
+            """).first else { return nil }
+        return (try row.string("id"), try row.int("last_seq"))
     }
 
     /// Live duels whose next deadline is at or before `nowMs`, with that deadline: the sweep's

@@ -1,0 +1,82 @@
+import DuelCore
+
+extension DuelRepository {
+    /// One duel's events as a read derives them (``derivedEvents(_:)``), and its players.
+    public typealias DerivedDuel = (players: [PlayerID], events: [StoredEvent])
+
+    /// For each duel, its events with `afterSeq < seq <= upToSeq`, in order, and its players
+    /// (unknown or malformed ids are left out).
+    ///
+    /// The events are derived from the input log, not read (issue 25): the engine is
+    /// deterministic, so replaying a duel's logged inputs on its start state gives the events the
+    /// lane made when it applied them, with the same seqs and bytes (the test servers check that
+    /// for every game they play). A start's own events (`init`, and a first `question` when the
+    /// start caught up with it) are not replayed: they come from their stored rows. So does any
+    /// event past the end of the log: a duel whose log ``ops.archive_events`` deleted keeps only
+    /// its final event. Where a stored row and the replay both have a seq, the replay's wins.
+    ///
+    /// A read starts from the state ``replays`` holds for the duel when that state is not past
+    /// `afterSeq`, and publishes what it replayed, so that the next read of the duel replays only
+    /// the inputs logged since. Only the events a read returns are serialized.
+    public func derivedEvents(_ reads: [(duelID: String, afterSeq: Int, upToSeq: Int)]) throws -> [String: DerivedDuel] {
+        var wanted: [String: (after: Int, upTo: Int)] = [:]
+        for read in reads where UUIDText.isValid(read.duelID) {
+            let range = wanted[read.duelID].map { (min($0.after, read.afterSeq), max($0.upTo, read.upToSeq)) }
+            wanted[read.duelID] = range ?? (read.afterSeq, read.upToSeq)
+        }
+        guard !wanted.isEmpty else { return [:] }
+        let ids = wanted.keys.sorted()
+        // The players, and the stored rows in each range: the start's events, a final record, and
+        // whatever else older servers (or `--store-every-event`) stored.
+        var stored: [String: DerivedDuel] = [:]
+        for row in try db.query("""
+            SELECT d.id::text AS duel, d.player_a::text AS a, d.player_b::text AS b, d.more_players::text AS more,
+                   e.seq, e.kind, e.at_ms, e.record::text AS record
+              FROM unnest(\(PGArray(ids))::uuid[], \(PGArray(ids.map { Int64(wanted[$0]!.after) }))::int[],
+                          \(PGArray(ids.map { Int64(wanted[$0]!.upTo) }))::int[]) AS w(id, after, up_to)
+              JOIN duels d ON d.id = w.id
+              LEFT JOIN duel_events e ON e.duel_id = w.id AND e.seq > w.after AND e.seq <= w.up_to
+             ORDER BY d.id, e.seq
+            """) {
+            let duel = try row.string("duel")
+            if stored[duel] == nil { stored[duel] = (try row.seats(), []) }
+            guard row.optionalString("seq") != nil else { continue }
+            stored[duel]!.events.append(StoredEvent(
+                duelID: duel, seq: try row.int("seq"), kind: DuelEventKind(rawValue: try row.string("kind")) ?? .answered,
+                atMs: try row.int64("at_ms"), recordJSON: try row.string("record")))
+        }
+        let found = ids.filter { stored[$0] != nil }
+        // Each duel's replay starts from a kept state not past the read, or from its start.
+        var known: [String: (duel: Duel, version: Int)] = [:]
+        var startSeqs: [String: Int] = [:]
+        for id in found {
+            if let entry = replays?.latest(of: id), entry.duel.seq <= wanted[id]!.after {
+                known[id] = (entry.duel, entry.version)
+                startSeqs[id] = entry.startSeq
+            }
+        }
+        var replayed: [String: [StoredEvent]] = [:]
+        let rebuilt = try rebuildDuels(found, from: known, onStart: { id, start in
+            startSeqs[id] = start.seq
+        }, onStep: { id, step in
+            guard step.logsInput, let range = wanted[id] else { return }
+            for event in step.events where event.seq > range.after && event.seq <= range.upTo {
+                replayed[id, default: []].append(StoredEvent(
+                    duelID: id, seq: event.seq, kind: event.kind, atMs: event.atMs, recordJSON: event.record.serialized))
+            }
+        })
+        var derived: [String: DerivedDuel] = [:]
+        for id in found {
+            guard let (players, rows) = stored[id], let state = rebuilt[id], let startSeq = startSeqs[id] else {
+                derived[id] = stored[id]
+                continue
+            }
+            replays?.publish(DuelReplays.Entry(version: state.version, duel: state.duel, startSeq: startSeq))
+            // Stored rows outside what the replay covers: the start's events, and any past the log.
+            let kept = rows.filter { $0.seq <= startSeq || $0.seq > state.duel.seq }
+            let events = kept.filter { $0.seq <= startSeq } + (replayed[id] ?? []) + kept.filter { $0.seq > startSeq }
+            derived[id] = (players, events)
+        }
+        return derived
+    }
+}
