@@ -133,6 +133,9 @@ struct DatabaseOptions: ParsableArguments {
     var queueGatherMs: Int64?
     @Option(name: .customLong("database-wait"), help: "Seconds to keep retrying an unreachable database at start (default 60).")
     var databaseWait: Double?
+    @Flag(name: .customLong("store-every-event"),
+          help: "Store every duel event, not only each game's final one (readers derive the rest from the input log); for tests and measurements.")
+    var storeEveryEvent = false
 
     func apply(to config: inout ServerConfiguration) {
         if let dbConnections { config.database.connections = dbConnections }
@@ -142,5 +145,6 @@ struct DatabaseOptions: ParsableArguments {
         if let queueGatherMs { config.jobs.queueGatherMs = max(0, min(200, queueGatherMs)) }
         if migrate { config.database.migrateOnStart = true }
         if let databaseWait { config.database.waitSeconds = databaseWait }
+        if storeEveryEvent { config.database.storesEveryEvent = true }
     }
 }

@@ -223,6 +223,8 @@ extension ServerTests {
                                     json_build_object('id', pa, 'rating', json_build_object('rating', 1800 + i)),
                                     json_build_object('id', pb, 'rating', json_build_object('rating', 1200 - i)))));
                         INSERT INTO duel_questions VALUES (d, 0, q);
+                        -- A finished duel keeps its final record (ops.duel_anomalies, final_record).
+                        INSERT INTO duel_events (duel_id, seq, kind, at_ms, record) VALUES (d, 1, 'complete', 0, '{}');
                         INSERT INTO duel_answers VALUES (d, 0, pa, 0, false, 0, 1000, now()), (d, 0, pb, 1, true, 150, 2000, now());
                         INSERT INTO rating_history (duel_id, player_id, bank_id, outcome, score, rating_before, rating_after,
                                                     deviation_before, deviation_after, volatility_before, volatility_after)
@@ -287,6 +289,21 @@ extension ServerTests {
                 DELETE FROM duel_answers WHERE duel_id = \(duel)::uuid AND question_index = 99
                 """)
             #expect(try anomalies() == [])
+            // A finished duel whose final record is gone: `history` would drop the game, and no
+            // other stored event of its rounds is left to show it (issue 25).
+            try db.query("""
+                WITH gone AS (DELETE FROM duel_events e USING duels d
+                               WHERE d.id = \(duel)::uuid AND e.duel_id = d.id AND e.seq = d.last_seq RETURNING e.*)
+                INSERT INTO duel_events_archive (duel_id, seq, kind, at_ms, record)
+                SELECT duel_id, seq, kind, at_ms, record FROM gone
+                """)
+            let missing = try anomalies()
+            #expect(missing == ["duels final_record"], "\(missing)")
+            try db.query("""
+                INSERT INTO duel_events (duel_id, seq, kind, at_ms, record)
+                SELECT duel_id, seq, kind, at_ms, record FROM duel_events_archive WHERE duel_id = \(duel)::uuid
+                """)
+            #expect(try anomalies() == [])
         }
 
         /// Migration 028 took the foreign keys, the second unique key and the CHECK off a new
@@ -332,10 +349,22 @@ extension ServerTests {
             defer { db.close() }
             let events = try db.query("SELECT count(*) AS n FROM duel_events WHERE duel_id = \(duel)::uuid")[0].int("n")
             #expect(events >= 2)
+            func log(_ table: String) throws -> String? {
+                try db.query("""
+                    SELECT string_agg(concat_ws(',', n, kind, player_id, question_index, choice, at_ms, choices,
+                                                answer_text, answer_number, lag_ms), ';' ORDER BY n) AS log
+                      FROM \(unsafeRaw: table) WHERE duel_id = \(duel)::uuid
+                    """)[0].optionalString("log")
+            }
+            let inputs = try #require(try log("duel_inputs"))
             // Young duels stay.
             #expect(try operatorDB.query("SELECT ops.archive_events() AS n")[0].int("n") == 0)
             try db.query("UPDATE duels SET finished_at = now() - interval '1 year', created_at = now() - interval '1 year' WHERE id = \(duel)::uuid")
             #expect(try operatorDB.query("SELECT ops.archive_events() AS n")[0].int("n") == events - 1)
+            // The input log, from which the events between the start's rows and the end are
+            // derived, moves to its archive whole (migration 029); it is not deleted.
+            #expect(try log("duel_inputs") == nil)
+            #expect(try log("duel_inputs_archive") == inputs)
             // history still shows the final record.
             let history = try await a.client.request("history", ["limit": 5])
             guard case .array(let duels)? = history["data"]?["duels"] else { throw DuelClientError.timeout("history") }

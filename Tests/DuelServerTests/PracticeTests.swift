@@ -123,6 +123,8 @@ extension ServerTests {
                             'finished', 1, now() + interval '1 second', 'completed', 1)
                     RETURNING id INTO d;
                     INSERT INTO duel_questions VALUES (d, 0, \(asked?.integer ?? 0));
+                    -- A finished duel keeps its final record (ops.duel_anomalies, final_record).
+                    INSERT INTO duel_events (duel_id, seq, kind, at_ms, record) VALUES (d, 1, 'complete', 0, '{}');
                 END $$;
                 """)
             for game in 0...2 {

@@ -65,8 +65,12 @@ extension ServerTests {
             #expect(answer["ok"] == true)
         }
 
+        /// As deployed, storing only the game's end.
         @Test func aForfeitInThePauseSendsTheHeldQuestionThenTheEnd() async throws {
-            let server = try TestServer.start { $0.duel = Self.pause }
+            let server = try TestServer.start {
+                $0.duel = Self.pause
+                $0.database.storesEveryEvent = false
+            }
             defer { server.stop() }
             let (a, b, duel) = try await startDuel(server.url)
             guard await a.client.nextEvent("question") != nil else { throw DuelClientError.timeout("question") }

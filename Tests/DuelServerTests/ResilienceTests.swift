@@ -6,8 +6,10 @@ import Testing
 extension ServerTests {
     /// Crashes, restarts and several instances on one database.
     @Suite(.serialized) struct ResilienceTests {
+        /// As deployed, storing only each game's end: the resume after the restart derives the
+        /// events from the log the killed process committed.
         @Test func aDuelSurvivesSIGKILLAndARestart() async throws {
-            let first = try TestServer.spawn()
+            let first = try TestServer.spawn(storesEveryEvent: false)
             let (a, b, duel) = try await startDuel(first.url)
             guard await a.client.nextEvent("question") != nil else { throw DuelClientError.timeout("question") }
             let correct = try correctChoice(first, duel: duel, index: 0)
@@ -18,7 +20,7 @@ extension ServerTests {
             first.kill()
             #expect(await a.client.waitClosed() != nil)
             // The acknowledged answer is in Postgres; a new process on the same database picks the duel up.
-            let second = try TestServer.spawn(conninfo: first.conninfo, port: first.port)
+            let second = try TestServer.spawn(conninfo: first.conninfo, port: first.port, storesEveryEvent: false)
             defer { second.stop() }
             let (a2, authA) = try await a.reconnect(second.url)
             let (b2, _) = try await b.reconnect(second.url)
@@ -56,10 +58,11 @@ extension ServerTests {
             try await killWithABatchInFlight(try TestServer.spawn(answerMs: 15_000))
         }
 
+        /// As deployed, storing only each game's end: each instance derives the other's events.
         @Test func twoServerProcessesOnOneDatabasePlayOneDuel() async throws {
-            let one = try TestServer.spawn()
+            let one = try TestServer.spawn(storesEveryEvent: false)
             defer { one.stop() }
-            let two = try TestServer.spawn(conninfo: one.conninfo)
+            let two = try TestServer.spawn(conninfo: one.conninfo, storesEveryEvent: false)
             defer { two.stop() }
             let a = try await TestPlayer.signUp(one.url)
             let b = try await TestPlayer.signUp(two.url)

@@ -10,8 +10,11 @@ extension ServerTests {
     @Suite(.serialized) struct ResumeOrderTests {
         @Test func liveEventsWaitForTheReplay() async throws {
             // One database worker, so a blocked login holds the resume's read back while the
-            // duel goes on through its lane.
-            let server = try TestServer.start { $0.database.connections = 1 }
+            // duel goes on through its lane. As deployed, the replay is derived from the log.
+            let server = try TestServer.start {
+                $0.database.connections = 1
+                $0.database.storesEveryEvent = false
+            }
             defer { server.stop() }
             let (a, b, duel) = try await startDuel(server.url)
             #expect(await a.client.nextEvent("question") != nil)

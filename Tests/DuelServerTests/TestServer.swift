@@ -20,7 +20,9 @@ final class TestServer: @unchecked Sendable {
 
     var url: String { "ws://127.0.0.1:\(port)/duel" }
 
-    /// Short durations so whole duels take a second or two.
+    /// Short durations so whole duels take a second or two. Rounds store every event, so that the
+    /// end check compares each one with the log's replay (a test that plays as a deployment does
+    /// turns it off).
     static func fastRules() -> ServerConfiguration {
         var config = ServerConfiguration()
         config.network.host = "127.0.0.1"
@@ -29,6 +31,7 @@ final class TestServer: @unchecked Sendable {
         config.jobs.matchIntervalMs = 50
         config.jobs.sweepIntervalMs = 200
         config.database.connections = 4
+        config.database.storesEveryEvent = true
         return config
     }
 
@@ -60,8 +63,11 @@ final class TestServer: @unchecked Sendable {
         try Self.start { tweak(&$0); $0.database.url = conninfo }
     }
 
-    /// Runs the `duel-server` executable built next to the tests.
-    static func spawn(conninfo: String? = nil, port: Int? = nil, answerMs: Int = 1_500) throws -> TestServer {
+    /// Runs the `duel-server` executable built next to the tests (storing every event unless
+    /// `storesEveryEvent` is false, as ``fastRules()``).
+    static func spawn(
+        conninfo: String? = nil, port: Int? = nil, answerMs: Int = 1_500, storesEveryEvent: Bool = true
+    ) throws -> TestServer {
         let conninfo = try conninfo ?? TestPostgres.migratedDatabase(seed: true)
         let port = port ?? freePort()
         let process = Process()
@@ -69,7 +75,7 @@ final class TestServer: @unchecked Sendable {
         process.arguments = [
             "--host", "127.0.0.1", "--port", String(port), "--countdown-ms", "100", "--answer-ms", String(answerMs),
             "--reveal-ms", "100", "--abandon-ms", "4000", "--questions", "3", "--db-connections", "4", "--log-level", "warning",
-        ]
+        ] + (storesEveryEvent ? ["--store-every-event"] : [])
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = conninfo
         environment["QUIZDUEL_SQL_DIR"] = SQLFiles.directory().path
@@ -120,8 +126,10 @@ final class TestServer: @unchecked Sendable {
 
     /// Every stored event after a duel's start is what its input log gives, replayed on its start
     /// state (``DuelRepository/replayedEvents(_:)``), and the duel's row says the seq and input
-    /// count the replay ends at; checked at every test server's end, after it stopped. Events
-    /// derived from the log instead of stored (issue 25) must be the events the players got.
+    /// count the replay ends at; checked at every test server's end, after it stopped. Readers
+    /// derive events from the log instead of reading them (issue 25): they must be the events the
+    /// players got. The rows after the start are either every replayed event (a server that
+    /// stores every event, as test servers do by default) or only the `complete` (the default).
     /// Duels without inputs (a test's hand-made rows, or old games whose log `ops.archive_events`
     /// trimmed) have nothing to replay. Read as the server's own role (an auditing operator may
     /// not read duels), on one snapshot; another instance may still be writing, which on Citus
@@ -172,10 +180,13 @@ final class TestServer: @unchecked Sendable {
                 rows[try row.string("id")] = (try row.int("last_seq"), try row.int("inputs"))
             }
             // The start's events are written with the duel, not replayed.
-            let stored = try DuelRepository(db).events(after: replays.map { (duelID: $0.key, afterSeq: $0.value.startSeq) })
+            let stored = try DuelRepository(db).storedEvents(
+                replays.map { (duelID: $0.key, afterSeq: $0.value.startSeq, upToSeq: Int(Int32.max)) })
             for (id, replay) in replays where differing[id] == nil {
-                let replayed = replay.events
                 let kept = stored[id]?.events ?? []
+                // What a round that stores only a game's end would have kept.
+                let ends = replay.events.filter { $0.kind == .complete }
+                let replayed = kept == ends ? ends : replay.events
                 if replayed != kept {
                     let at = zip(replayed, kept).enumerated().first { $0.element.0 != $0.element.1 }?.offset
                         ?? min(replayed.count, kept.count)

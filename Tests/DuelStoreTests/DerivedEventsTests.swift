@@ -53,6 +53,25 @@ import Testing
         #expect(try repository.liveDuelID(player: duel.players[1].id)?.lastSeq == made.last!.seq)
     }
 
+    /// A lane that does not store every event (the default) stores a round's `complete` only: a
+    /// whole game leaves its start's rows and its end, and reads still give every event.
+    @Test func aRoundStoresOnlyItsGamesEnd() async throws {
+        let fixture = try StoreFixture(workers: 1)
+        let duel = try await batches.duels(fixture, 1)[0]
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        let start = try storedEvents(connection, duel)
+        var lane = DuelLaneState()
+        var made: [StoredEvent] = []
+        for item in [batches.answer(duel, seat: 0, correct: true),
+                     DuelInputItem(duelID: duel.id, input: .forfeit(player: duel.players[1].id, atMs: 1_700))] {
+            made += try #require(try DuelRepository(connection).applyInputs([item], lane: &lane)[0].get()).events
+        }
+        #expect(made.count > 2 && made.last?.kind == .complete)
+        #expect(try storedEvents(connection, duel) == start + [made.last!])
+        #expect(try DuelRepository(connection).events(duel: duel.id, afterSeq: 0) == start + made)
+    }
+
     /// A duel with no input yet has only its start's stored events; one whose log an operator's
     /// archive deleted keeps its final record only.
     @Test func startsAndArchivedDuelsComeFromTheirRows() async throws {
@@ -82,8 +101,8 @@ import Testing
         let (duel, made, connection) = try await played()
         defer { connection.close() }
         let replays = DuelReplays()
-        let repository = DuelRepository(connection, replays: replays)
-        #expect(try repository.events(duel: duel.id, afterSeq: made.last!.seq).isEmpty)
+        let repository = DuelRepository(connection)
+        #expect(try repository.events(duel: duel.id, afterSeq: made.last!.seq, replays: replays).isEmpty)
         #expect(replays.latest(of: duel.id)?.version == 2)
         _ = try connection.query("UPDATE duel_starts SET base_state = '{}' WHERE duel_id = \(duel.id)::uuid")
         let wrong = DuelInputItem(duelID: duel.id, input: .answer(
@@ -95,8 +114,8 @@ import Testing
         lane.cache.remember(cached.duel, version: cached.version)
         let next = try #require(try DuelRepository(connection).applyInputs([wrong], lane: &lane)[0].get())
         #expect(!next.events.isEmpty)
-        #expect(try repository.events(duel: duel.id, afterSeq: made.last!.seq) == next.events)
+        #expect(try repository.events(duel: duel.id, afterSeq: made.last!.seq, replays: replays) == next.events)
         #expect(replays.latest(of: duel.id)?.version == 3)
-        #expect(throws: (any Error).self) { try repository.events(duel: duel.id, afterSeq: 0) }
+        #expect(throws: (any Error).self) { try repository.events(duel: duel.id, afterSeq: 0, replays: replays) }
     }
 }

@@ -104,7 +104,8 @@ import Testing
             INSERT INTO duel_events (duel_id, seq, kind, at_ms, record)
             SELECT id, last_seq + 1, 'answered', 0, '{}' FROM duels WHERE id = \(made[0].id)::uuid
             """)
-        var lane = DuelLaneState()
+        // A lane that stores every event, so that duel 0's answer writes that row.
+        var lane = DuelLaneState(storesEveryEvent: true)
         let results = DuelRepository(connection).applyInputs([
             answer(made[0], seat: 0, correct: true),
             answer(made[1], seat: 0, correct: true),

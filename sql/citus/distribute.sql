@@ -117,7 +117,7 @@ END $$;
 DO $$
 DECLARE
     added_by_player text[] := ARRAY['player_banks'];
-    added_by_duel text[] := ARRAY['duel_settlements', 'duel_starts'];
+    added_by_duel text[] := ARRAY['duel_settlements', 'duel_starts', 'duel_inputs_archive'];
     t text;
 BEGIN
     FOREACH t IN ARRAY added_by_player LOOP

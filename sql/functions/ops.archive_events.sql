@@ -1,6 +1,8 @@
 -- Moves the events of duels finished longer ago than p_older_than (default: setting
 -- 'event_retention') to duel_events_archive, keeping each duel's last event (its final record,
--- which `history` shows), and deletes their input log (only live duels are ever replayed).
+-- which `history` shows), and moves their input log to duel_inputs_archive (migration 029): the
+-- servers derive a duel's events from its log, and for duels whose rounds stored only their
+-- `complete`, the log is the only record of the game between its start's rows and its end.
 -- Returns how many events moved. Servers run it once an hour; with the owner's rights, an
 -- operator may too (operators do not read duels).
 -- A conflict in the archive is an error, not a lost event; a missing setting or a cut-off in the
@@ -28,9 +30,15 @@ BEGIN
         INSERT INTO duel_events_archive (duel_id, seq, kind, at_ms, record)
         SELECT duel_id, seq, kind, at_ms, record FROM moved
         RETURNING 1),
-    -- Runs to completion though nothing reads it (Postgres runs every data-modifying WITH).
     inputs AS (
-        DELETE FROM duel_inputs i USING old WHERE i.duel_id = old.id)
+        DELETE FROM duel_inputs i USING old WHERE i.duel_id = old.id
+        RETURNING i.*),
+    -- Runs to completion though nothing reads it (Postgres runs every data-modifying WITH).
+    kept_inputs AS (
+        INSERT INTO duel_inputs_archive (duel_id, n, kind, player_id, question_index, choice, at_ms,
+                                         choices, answer_text, answer_number, lag_ms)
+        SELECT duel_id, n, kind, player_id, question_index, choice, at_ms,
+               choices, answer_text, answer_number, lag_ms FROM inputs)
     SELECT count(*) INTO v_count FROM kept;
     RETURN v_count;
 END

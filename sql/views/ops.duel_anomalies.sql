@@ -10,7 +10,11 @@
 CREATE OR REPLACE VIEW ops.duel_anomalies AS
 SELECT 'duels' AS table_name, d.id::text AS key, c.rule
   FROM duels d
+  -- A finished duel's final record, which `history` shows: lane rounds store no other event of
+  -- theirs (issue 25), so nothing else would notice it missing.
+  LEFT JOIN duel_events f ON f.duel_id = d.id AND f.seq = d.last_seq
  CROSS JOIN LATERAL (VALUES
+    ('final_record', d.state <> 'finished' OR f.kind IS NOT DISTINCT FROM 'complete'),
     ('two_players', d.player_a <> d.player_b),
     ('finished_at_iff_finished', (d.state = 'finished') = (d.finished_at IS NOT NULL)),
     ('finish_reason_iff_finished', (d.state = 'finished') = (d.finish_reason IS NOT NULL)),

@@ -178,7 +178,9 @@ final class DuelDelivery: @unchecked Sendable {
     }
 
     private func fillGap(_ connection: Connection, duel: String, after: Int) {
-        jobs.database(for: connection, { [replays] db in try DuelRepository(db, replays: replays).events(duel: duel, afterSeq: after) }) { [self] connection, result in
+        jobs.database(for: connection, { [replays] db in
+            try DuelRepository(db).events(duel: duel, afterSeq: after, replays: replays)
+        }) { [self] connection, result in
             guard let player = connection?.player, case .success(let events) = result else { return }
             deliver(events, players: [player])
         }
@@ -192,7 +194,9 @@ final class DuelDelivery: @unchecked Sendable {
     func hold(_ held: HeldReply, duel: String, for connection: Connection) {
         sent[connection.id, default: ConnectionDuels()].held[duel] = held
         guard let delivered = sent[connection.id]?.delivered[duel], delivered > held.afterSeq else { return }
-        jobs.database(for: connection, { [replays] db in try DuelRepository(db, replays: replays).events(duel: duel, afterSeq: held.afterSeq) }) {
+        jobs.database(for: connection, { [replays] db in
+            try DuelRepository(db).events(duel: duel, afterSeq: held.afterSeq, replays: replays)
+        }) {
             [self] connection, result in
             guard let connection, let player = connection.player, case .success(let events) = result,
                   let waiting = sent[connection.id]?.held[duel], let verdict = waiting.verdict(in: events, for: player)
@@ -230,8 +234,8 @@ final class DuelDelivery: @unchecked Sendable {
         let reads = wanted
         let announced = Dictionary(ranges.map { ($0.duelID, $0.lastSeq) }, uniquingKeysWith: max)
         jobs.database(for: nil, { [replays] db in
-            let repository = DuelRepository(db, replays: replays)
-            var found = try repository.events(after: reads)
+            let repository = DuelRepository(db)
+            var found = try repository.events(after: reads, replays: replays)
             // On Citus, a commit that wrote several shards (a game's completion) makes its rows
             // on the workers visible just after the coordinator's own commit, and the NOTIFY is
             // delivered at the latter: read again, briefly, until the announced events are there.
@@ -239,7 +243,7 @@ final class DuelDelivery: @unchecked Sendable {
             var attempts = 0
             while attempts < 20, reads.contains(where: { (found[$0.duelID]?.events.last?.seq ?? $0.afterSeq) < (announced[$0.duelID] ?? 0) }) {
                 usleep(10_000)
-                found = try repository.events(after: reads)
+                found = try repository.events(after: reads, replays: replays)
                 attempts += 1
             }
             return found
@@ -314,7 +318,7 @@ final class DuelDelivery: @unchecked Sendable {
         jobs.database(for: connection, { [replays] db -> [StoredEvent]? in
             guard let players = try DuelRepository(db).duelPlayers(id: duel) else { return nil }
             guard players.contains(player) else { throw StoreError(.notInDuel) }
-            return try DuelRepository(db, replays: replays).events(duel: duel, afterSeq: afterSeq)
+            return try DuelRepository(db).events(duel: duel, afterSeq: afterSeq, replays: replays)
         }) { [self] connection, result in
             guard let connection else { return }
             let current = sent[connection.id]?.resuming[duel] == generation
@@ -347,7 +351,9 @@ final class DuelDelivery: @unchecked Sendable {
     /// held its live events back (the duel may have finished meanwhile, so this does not
     /// go through ``deliver(_:players:)``, which ignores finished duels).
     private func catchUp(_ connection: Connection, duel: String, after: Int) {
-        jobs.database(for: connection, { [replays] db in try DuelRepository(db, replays: replays).events(duel: duel, afterSeq: after) }) { [self] connection, result in
+        jobs.database(for: connection, { [replays] db in
+            try DuelRepository(db).events(duel: duel, afterSeq: after, replays: replays)
+        }) { [self] connection, result in
             guard let connection, let player = connection.player, case .success(let stored) = result else { return }
             let now = Clock.nowMs()
             let (events, later) = HeldEvents.split(stored, nowMs: now)

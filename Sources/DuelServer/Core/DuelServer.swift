@@ -63,7 +63,8 @@ public final class DuelServer: @unchecked Sendable {
         let pool = DatabasePool(conninfo: conninfo, size: configuration.database.connections, origin: instance, logger: logger)
         let lanes = DuelLanes(conninfo: conninfo, count: configuration.database.duelLanes, origin: instance,
                               gatherMs: configuration.database.laneGatherMs,
-                              progressGatherMs: configuration.database.progressGatherMs, shards: shards, logger: logger)
+                              progressGatherMs: configuration.database.progressGatherMs, shards: shards,
+                              storesEveryEvent: configuration.database.storesEveryEvent, logger: logger)
         lanes.setAnnouncing(peers > 0)
         let lws = try LWSServer(
             host: configuration.network.host, port: configuration.network.port,

@@ -68,6 +68,11 @@ public struct ServerConfiguration: Sendable {
         /// apart from the lanes, in ms (issue 25; 0: in the round that ends the game). Its
         /// `complete` waits for it. See ``DuelLanes`` and bench/NOTES.md, item 38.
         public var progressGatherMs: Double = 100
+        /// Whether lane rounds store every duel event, not only a game's `complete` (issue 25).
+        /// Off: readers derive events from the input log, and a round writes no 1 KB event rows.
+        /// The test servers turn it on, so that their end check compares every event with the
+        /// log's replay; an A/B measures what the rows cost.
+        public var storesEveryEvent = false
     }
 
     public struct Limits: Sendable {

@@ -107,7 +107,7 @@ final class Sessions: @unchecked Sendable {
                     try players.loginSucceeded(username: username)
                     try players.createSession(player: player, tokenHash: Tokens.hash(token), lifetimeSeconds: lifetime)
                     try players.markPresent(player: player, instance: instance, outbox: outbox)
-                    return (player, try players.profile(player: player), try DuelRepository(db, replays: replays).liveDuel(player: player),
+                    return (player, try players.profile(player: player), try DuelRepository(db).liveDuel(player: player, replays: replays),
                             try RoomRepository(db).waitingSocial(player: player))
                 }) { [self] connection, result in
                     finishLogin(connection, ref, token: token, result: result)
@@ -141,7 +141,7 @@ final class Sessions: @unchecked Sendable {
             // Registered before the reply: once the client hears it is signed in here,
             // every instance sees it present (it may close its other sockets next).
             try players.markPresent(player: player, instance: instance, outbox: outbox)
-            return (player, try players.profile(player: player), try DuelRepository(db, replays: replays).liveDuel(player: player),
+            return (player, try players.profile(player: player), try DuelRepository(db).liveDuel(player: player, replays: replays),
                     try RoomRepository(db).waitingSocial(player: player))
         }) { [self] connection, result in
             guard let connection else { return }

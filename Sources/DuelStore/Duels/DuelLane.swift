@@ -33,10 +33,13 @@ final class DuelLane: Sendable {
     private let gatherMs: Double
     /// On plain Postgres, where rounds leave their ended games' progress (nil: each round grants it).
     private let settler: ProgressSettler?
+    /// Whether rounds store every event, not only a game's `complete` (``DuelLaneState``).
+    private let storesEveryEvent: Bool
 
     init(index: Int, conninfo: String, origin: String, maxBatch: Int, gatherMs: Double, settler: ProgressSettler?,
-         shards: ShardMap, afterBatch: AfterBatch, logger: Logger) {
+         shards: ShardMap, storesEveryEvent: Bool, afterBatch: AfterBatch, logger: Logger) {
         self.gatherMs = gatherMs
+        self.storesEveryEvent = storesEveryEvent
         self.settler = shards.distributed ? nil : settler
         self.afterBatch = afterBatch
         self.shards = shards
@@ -85,7 +88,7 @@ final class DuelLane: Sendable {
     private func run() {
         var connection: PGConnection?
         var backoff = Backoff()
-        var lane = DuelLaneState()
+        var lane = DuelLaneState(storesEveryEvent: storesEveryEvent)
         var gather = GatherWindow(maxWaitMs: gatherMs)
         while true {
             // A round of one or two inputs would pay a whole transaction each: wait briefly for
@@ -125,7 +128,7 @@ final class DuelLane: Sendable {
                         let opened = try Self.openConnection(conninfo, origin: origin, distributed: shards.distributed)
                         connection = opened
                         // A new connection starts with no cached states.
-                        lane = DuelLaneState(distributed: shards.distributed)
+                        lane = DuelLaneState(distributed: shards.distributed, storesEveryEvent: storesEveryEvent)
                         backoff.succeeded()
                     } catch {
                         backoff.failed(now: Date())

@@ -19,10 +19,13 @@ public struct DuelLaneState: Sendable {
     var progressApart = false
     /// What the rounds since the lane last took it recorded for the progress settler.
     var owedProgress = DuelSettlements()
+    /// Whether rounds store every event they make, not only a game's `complete` (``DuelWrites``).
+    public var storesEveryEvent: Bool
 
-    public init(announces: Bool = true, distributed: Bool = false) {
+    public init(announces: Bool = true, distributed: Bool = false, storesEveryEvent: Bool = false) {
         self.announces = announces
         self.distributed = distributed
+        self.storesEveryEvent = storesEveryEvent
     }
 
     /// The engine state of `duel` this lane committed at `version`, if it is still that.

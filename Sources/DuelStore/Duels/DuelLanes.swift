@@ -40,8 +40,9 @@ public final class DuelLanes: Sendable {
     ///   - progressGatherMs: on plain Postgres, the longest the progress of an ended game waits for
     ///     others' to be granted with it, apart from the lanes (``ProgressSettler``; 0: each round
     ///     grants its games' progress in its own transaction).
+    ///   - storesEveryEvent: rounds store every event, not only a game's `complete` (``DuelWrites``).
     public init(conninfo: String, count: Int, origin: String, maxBatch: Int = 512, gatherMs: Double = 0,
-                progressGatherMs: Double = 0, shards: ShardMap = .single, logger: Logger) {
+                progressGatherMs: Double = 0, shards: ShardMap = .single, storesEveryEvent: Bool = false, logger: Logger) {
         let afterBatch = AfterBatch()
         self.afterBatch = afterBatch
         self.shards = shards
@@ -51,7 +52,7 @@ public final class DuelLanes: Sendable {
         self.settler = settler
         lanes = (0..<max(1, count)).map {
             DuelLane(index: $0, conninfo: conninfo, origin: origin, maxBatch: maxBatch, gatherMs: gatherMs,
-                     settler: settler, shards: shards, afterBatch: afterBatch, logger: logger)
+                     settler: settler, shards: shards, storesEveryEvent: storesEveryEvent, afterBatch: afterBatch, logger: logger)
         }
     }
 

@@ -1,7 +1,7 @@
 import DuelCore
 import Synchronization
 
-/// Duel states that readers replayed from the input log (``DuelRepository/derivedEvents(_:)``),
+/// Duel states that readers replayed from the input log (``DuelRepository/derivedEvents(_:replays:)``),
 /// shared by an instance's pool connections: the next read of the same duel replays only the
 /// inputs logged since, not the whole game from its start.
 ///

@@ -43,7 +43,7 @@ extension DuelRepository {
             states[item.duelID] = LaneState(duel: entry.duel, version: entry.version, bankID: bank)
         }
         let before = states.mapValues(\.version)
-        let (writes, updates) = Self.run(items, on: &states)
+        let (writes, updates) = Self.run(items, on: &states, storesEveryEvent: lane.storesEveryEvent)
         // Notifications another instance must hear are announced by the outbox's own last
         // statement, which needs them first: that round takes the locking path.
         guard writes.fitsOnePipeline, !(lane.announces && writes.grantsProgress) else { return nil }

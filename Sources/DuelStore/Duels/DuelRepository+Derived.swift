@@ -1,7 +1,7 @@
 import DuelCore
 
 extension DuelRepository {
-    /// One duel's events as a read derives them (``derivedEvents(_:)``), and its players.
+    /// One duel's events as a read derives them (``derivedEvents(_:replays:)``), and its players.
     public typealias DerivedDuel = (players: [PlayerID], events: [StoredEvent])
 
     /// For each duel, its events with `afterSeq < seq <= upToSeq`, in order, and its players
@@ -12,13 +12,17 @@ extension DuelRepository {
     /// lane made when it applied them, with the same seqs and bytes (the test servers check that
     /// for every game they play). A start's own events (`init`, and a first `question` when the
     /// start caught up with it) are not replayed: they come from their stored rows. So does any
-    /// event past the end of the log: a duel whose log ``ops.archive_events`` deleted keeps only
+    /// event past the end of the log: a duel whose log ``ops.archive_events`` moved to its archive keeps only
     /// its final event. Where a stored row and the replay both have a seq, the replay's wins.
     ///
-    /// A read starts from the state ``replays`` holds for the duel when that state is not past
+    /// A read starts from the state `replays` (the instance's, which outlive the call, so they are
+    /// given per read, not kept by the repository) holds for the duel when that state is not past
     /// `afterSeq`, and publishes what it replayed, so that the next read of the duel replays only
-    /// the inputs logged since. Only the events a read returns are serialized.
-    public func derivedEvents(_ reads: [(duelID: String, afterSeq: Int, upToSeq: Int)]) throws -> [String: DerivedDuel] {
+    /// the inputs logged since. Without it, every read replays from the start. Only the events a
+    /// read returns are serialized.
+    public func derivedEvents(
+        _ reads: [(duelID: String, afterSeq: Int, upToSeq: Int)], replays: DuelReplays? = nil
+    ) throws -> [String: DerivedDuel] {
         var wanted: [String: (after: Int, upTo: Int)] = [:]
         for read in reads where UUIDText.isValid(read.duelID) {
             let range = wanted[read.duelID].map { (min($0.after, read.afterSeq), max($0.upTo, read.upToSeq)) }
@@ -28,23 +32,7 @@ extension DuelRepository {
         let ids = wanted.keys.sorted()
         // The players, and the stored rows in each range: the start's events, a final record, and
         // whatever else older servers (or `--store-every-event`) stored.
-        var stored: [String: DerivedDuel] = [:]
-        for row in try db.query("""
-            SELECT d.id::text AS duel, d.player_a::text AS a, d.player_b::text AS b, d.more_players::text AS more,
-                   e.seq, e.kind, e.at_ms, e.record::text AS record
-              FROM unnest(\(PGArray(ids))::uuid[], \(PGArray(ids.map { Int64(wanted[$0]!.after) }))::int[],
-                          \(PGArray(ids.map { Int64(wanted[$0]!.upTo) }))::int[]) AS w(id, after, up_to)
-              JOIN duels d ON d.id = w.id
-              LEFT JOIN duel_events e ON e.duel_id = w.id AND e.seq > w.after AND e.seq <= w.up_to
-             ORDER BY d.id, e.seq
-            """) {
-            let duel = try row.string("duel")
-            if stored[duel] == nil { stored[duel] = (try row.seats(), []) }
-            guard row.optionalString("seq") != nil else { continue }
-            stored[duel]!.events.append(StoredEvent(
-                duelID: duel, seq: try row.int("seq"), kind: DuelEventKind(rawValue: try row.string("kind")) ?? .answered,
-                atMs: try row.int64("at_ms"), recordJSON: try row.string("record")))
-        }
+        let stored = try storedEvents(ids.map { ($0, wanted[$0]!.after, wanted[$0]!.upTo) })
         let found = ids.filter { stored[$0] != nil }
         // Each duel's replay starts from a kept state not past the read, or from its start.
         var known: [String: (duel: Duel, version: Int)] = [:]
@@ -78,5 +66,32 @@ extension DuelRepository {
             derived[id] = (players, events)
         }
         return derived
+    }
+
+    /// For each duel, its players and the rows stored of its events with `afterSeq < seq <=
+    /// upToSeq` (unknown ids are left out). Rounds store a game's `complete` only, unless the
+    /// server runs with `--store-every-event`; a start stores its own events. Readers want
+    /// ``derivedEvents(_:replays:)``; this is for the check that the stored rows are what the log gives.
+    public func storedEvents(_ reads: [(duelID: String, afterSeq: Int, upToSeq: Int)]) throws -> [String: DerivedDuel] {
+        let valid = reads.filter { UUIDText.isValid($0.duelID) }
+        guard !valid.isEmpty else { return [:] }
+        var stored: [String: DerivedDuel] = [:]
+        for row in try db.query("""
+            SELECT d.id::text AS duel, d.player_a::text AS a, d.player_b::text AS b, d.more_players::text AS more,
+                   e.seq, e.kind, e.at_ms, e.record::text AS record
+              FROM unnest(\(PGArray(valid.map(\.duelID)))::uuid[], \(PGArray(valid.map { Int64($0.afterSeq) }))::int[],
+                          \(PGArray(valid.map { Int64($0.upToSeq) }))::int[]) AS w(id, after, up_to)
+              JOIN duels d ON d.id = w.id
+              LEFT JOIN duel_events e ON e.duel_id = w.id AND e.seq > w.after AND e.seq <= w.up_to
+             ORDER BY d.id, e.seq
+            """) {
+            let duel = try row.string("duel")
+            if stored[duel] == nil { stored[duel] = (try row.seats(), []) }
+            guard row.optionalString("seq") != nil else { continue }
+            stored[duel]!.events.append(StoredEvent(
+                duelID: duel, seq: try row.int("seq"), kind: DuelEventKind(rawValue: try row.string("kind")) ?? .answered,
+                atMs: try row.int64("at_ms"), recordJSON: try row.string("record")))
+        }
+        return stored
     }
 }

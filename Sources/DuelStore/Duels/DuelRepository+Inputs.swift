@@ -112,7 +112,7 @@ extension DuelRepository {
         for (id, rebuilt) in try rebuildDuels(stale, from: cached) {
             if let bank = banks[id] { states[id] = LaneState(duel: rebuilt.duel, version: rebuilt.version, bankID: bank) }
         }
-        let (writes, updates) = Self.run(items, on: &states)
+        let (writes, updates) = Self.run(items, on: &states, storesEveryEvent: lane.storesEveryEvent)
         let heldBack = try writes.write(on: db, now: now, announces: lane.announces, shardByShard: lane.distributed,
                                         progressApart: lane.progressApart, outbox: outbox)
         let owed = lane.distributed ? writes.settlements
@@ -138,8 +138,10 @@ extension DuelRepository {
 
     /// Runs the engine on every input of the batch whose duel is in `states`, in arrival order,
     /// and returns the writes and one update per item (nil for an unknown duel). Pure.
-    static func run(_ items: [DuelInputItem], on states: inout [String: LaneState]) -> (DuelWrites, [DuelUpdate?]) {
-        var writes = DuelWrites()
+    static func run(
+        _ items: [DuelInputItem], on states: inout [String: LaneState], storesEveryEvent: Bool = false
+    ) -> (DuelWrites, [DuelUpdate?]) {
+        var writes = DuelWrites(storesEveryEvent: storesEveryEvent)
         var updates = [DuelUpdate?](repeating: nil, count: items.count)
         // Arrival order: inputs are stamped on arrival by different threads, so the
         // batch is applied in stamp order (stable for equal stamps).

@@ -10,13 +10,9 @@ import Foundation
 public struct DuelRepository {
     /// The connection every query runs on.
     let db: PGConnection
-    /// The instance's replayed duel states, which event reads start from (none: every read
-    /// replays from the start).
-    let replays: DuelReplays?
 
-    public init(_ db: PGConnection, replays: DuelReplays? = nil) {
+    public init(_ db: PGConnection) {
         self.db = db
-        self.replays = replays
     }
 
     /// Creates games of one bank, inside the caller's transaction: multi-row statements for
@@ -137,15 +133,19 @@ public struct DuelRepository {
     }
 
     /// The events of a duel with `seq > afterSeq` (and at most `upToSeq`), in order
-    /// (``derivedEvents(_:)``).
-    public func events(duel id: String, afterSeq: Int, upToSeq: Int = Int(Int32.max)) throws -> [StoredEvent] {
-        try derivedEvents([(id, afterSeq, upToSeq)])[id]?.events ?? []
+    /// (``derivedEvents(_:replays:)``).
+    public func events(
+        duel id: String, afterSeq: Int, upToSeq: Int = Int(Int32.max), replays: DuelReplays? = nil
+    ) throws -> [StoredEvent] {
+        try derivedEvents([(id, afterSeq, upToSeq)], replays: replays)[id]?.events ?? []
     }
 
     /// For many duels at once: each duel's events after the given seq, in order, and
-    /// its players (unknown or malformed ids are left out; ``derivedEvents(_:)``).
-    public func events(after duels: [(duelID: String, afterSeq: Int)]) throws -> [String: (players: [PlayerID], events: [StoredEvent])] {
-        try derivedEvents(duels.map { ($0.duelID, $0.afterSeq, Int(Int32.max)) })
+    /// its players (unknown or malformed ids are left out; ``derivedEvents(_:replays:)``).
+    public func events(
+        after duels: [(duelID: String, afterSeq: Int)], replays: DuelReplays? = nil
+    ) throws -> [String: (players: [PlayerID], events: [StoredEvent])] {
+        try derivedEvents(duels.map { ($0.duelID, $0.afterSeq, Int(Int32.max)) }, replays: replays)
     }
 
     /// The players of a duel (one to four), or nil for an unknown duel.
@@ -159,9 +159,10 @@ public struct DuelRepository {
     /// The live duel of a player as its two newest events, oldest first; empty when the player is
     /// in none. Two, because the newest may lie ahead of the clock (a question opened in its
     /// reveal's round, issue 25): the one before it is then the latest a player may see.
-    public func liveDuel(player: PlayerID) throws -> [StoredEvent] {
+    /// `replays`: as for ``derivedEvents(_:replays:)``.
+    public func liveDuel(player: PlayerID, replays: DuelReplays? = nil) throws -> [StoredEvent] {
         guard let (id, last) = try liveDuelID(player: player) else { return [] }
-        return try events(duel: id, afterSeq: last - 2)
+        return try events(duel: id, afterSeq: last - 2, replays: replays)
     }
 
     /// The live duel of a player and its last seq, or nil when the player is in none.

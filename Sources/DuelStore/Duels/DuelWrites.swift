@@ -11,8 +11,13 @@ struct DuelWrites {
     var inputs: [(duel: String, n: Int, input: DuelInput)] = []
     /// duel_answers.
     var answers: [(duel: String, new: DuelStep.NewAnswer)] = []
-    /// duel_events, as stored (each record serialized once).
+    /// duel_events: the rows to store (each record serialized once). A round stores a game's
+    /// `complete` only (its history's final record), unless `storesEveryEvent`: readers derive
+    /// the rest from the input log (``DuelRepository/derivedEvents(_:replays:)``). A start stores its own.
     var events: [StoredEvent] = []
+    /// Whether a round stores every event it makes (`--store-every-event`: the test servers
+    /// check each stored row against the log's replay, and an A/B can measure what rows cost).
+    let storesEveryEvent: Bool
     /// What other instances are told (see ``DuelNotification``).
     private var announcements = Announcements()
     /// What the games the batch ended, or that players left, owe their players' rows.
@@ -23,6 +28,10 @@ struct DuelWrites {
     private(set) var judgedUnwritten: Set<String> = []
 
     var isEmpty: Bool { rows.isEmpty && events.isEmpty }
+
+    init(storesEveryEvent: Bool = false) {
+        self.storesEveryEvent = storesEveryEvent
+    }
 
     /// Adds one step's writes; `duel` is the duel's state after it and `version` its input
     /// count. Returns the step's events as stored (the record serialized once, here).
@@ -36,7 +45,7 @@ struct DuelWrites {
         logInput(input, duelID: duelID, n: version)
         setRow(row, duelID: duelID, version: version)
         for new in step.newAnswers { answers.append((duelID, new)) }
-        let events = add(step.events, duelID: duelID, announce: announce)
+        let events = add(step.events, duelID: duelID, announce: announce, storesAll: storesEveryEvent)
         if step.completion != nil || !step.leftPlayers.isEmpty {
             settlements.add(duel, duelID: duelID, bankID: bankID, version: version, announce: announce)
         }
@@ -45,12 +54,15 @@ struct DuelWrites {
 
     /// Adds a new duel's start: its events (the row itself is inserted by the caller).
     /// `players` go into the announcement of a new duel (see ``DuelNotification``).
-    mutating func add(_ events: [DuelEvent], duelID: String, players: [String] = [], announce: Bool = true) -> [StoredEvent] {
+    /// `storesAll`: false for a round's events, of which only a `complete` is stored.
+    mutating func add(
+        _ events: [DuelEvent], duelID: String, players: [String] = [], announce: Bool = true, storesAll: Bool = true
+    ) -> [StoredEvent] {
         let stored = events.map { event in
             StoredEvent(duelID: duelID, seq: event.seq, kind: event.kind, atMs: event.atMs,
                         recordJSON: event.record.serialized)
         }
-        self.events += stored
+        self.events += storesAll ? stored : stored.filter { $0.kind == .complete }
         if announce { announcements.add(stored, duelID: duelID, players: players) }
         return stored
     }
