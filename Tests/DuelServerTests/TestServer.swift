@@ -128,8 +128,9 @@ final class TestServer: @unchecked Sendable {
     /// state (``DuelRepository/replayedEvents(_:)``), and the duel's row says the seq and input
     /// count the replay ends at; checked at every test server's end, after it stopped. Readers
     /// derive events from the log instead of reading them (issue 25): they must be the events the
-    /// players got. The rows after the start are either every replayed event (a server that
-    /// stores every event, as test servers do by default) or only the `complete` (the default).
+    /// players got. Every stored row after the start must be its replayed event, byte for byte (a
+    /// server that stores every event, as test servers do by default, stores them all), and
+    /// every replayed `complete` must be stored (what `history` shows).
     /// Duels without inputs (a test's hand-made rows, or old games whose log `ops.archive_events`
     /// trimmed) have nothing to replay. Read as the server's own role (an auditing operator may
     /// not read duels), on one snapshot; another instance may still be writing, which on Citus
@@ -184,9 +185,11 @@ final class TestServer: @unchecked Sendable {
                 replays.map { (duelID: $0.key, afterSeq: $0.value.startSeq, upToSeq: Int(Int32.max)) })
             for (id, replay) in replays where differing[id] == nil {
                 let kept = stored[id]?.events ?? []
-                // What a round that stores only a game's end would have kept.
-                let ends = replay.events.filter { $0.kind == .complete }
-                let replayed = kept == ends ? ends : replay.events
+                // The replayed events of the seqs stored, and every `complete`: rounds of servers
+                // that store every event and of those that store only a game's end may both have
+                // played the duel (a lane test's duel that a server's sweep moves on).
+                let storedSeqs = Set(kept.map(\.seq))
+                let replayed = replay.events.filter { storedSeqs.contains($0.seq) || $0.kind == .complete }
                 if replayed != kept {
                     let at = zip(replayed, kept).enumerated().first { $0.element.0 != $0.element.1 }?.offset
                         ?? min(replayed.count, kept.count)

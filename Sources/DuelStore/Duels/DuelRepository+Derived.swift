@@ -76,13 +76,17 @@ extension DuelRepository {
         let valid = reads.filter { UUIDText.isValid($0.duelID) }
         guard !valid.isEmpty else { return [:] }
         var stored: [String: DerivedDuel] = [:]
+        // Driven by `duels`, not by the id list: Citus joins two co-located tables on their duel id
+        // (one shard for one duel), but refuses an outer join whose outer side is a function's rows.
+        let ids = PGArray(valid.map(\.duelID))
         for row in try db.query("""
             SELECT d.id::text AS duel, d.player_a::text AS a, d.player_b::text AS b, d.more_players::text AS more,
                    e.seq, e.kind, e.at_ms, e.record::text AS record
-              FROM unnest(\(PGArray(valid.map(\.duelID)))::uuid[], \(PGArray(valid.map { Int64($0.afterSeq) }))::int[],
-                          \(PGArray(valid.map { Int64($0.upToSeq) }))::int[]) AS w(id, after, up_to)
-              JOIN duels d ON d.id = w.id
-              LEFT JOIN duel_events e ON e.duel_id = w.id AND e.seq > w.after AND e.seq <= w.up_to
+              FROM duels d
+              LEFT JOIN duel_events e ON e.duel_id = d.id
+                   AND e.seq > (\(PGArray(valid.map { Int64($0.afterSeq) }))::int[])[array_position(\(ids)::uuid[], d.id)]
+                   AND e.seq <= (\(PGArray(valid.map { Int64($0.upToSeq) }))::int[])[array_position(\(ids)::uuid[], d.id)]
+             WHERE d.id = ANY(\(ids)::uuid[])
              ORDER BY d.id, e.seq
             """) {
             let duel = try row.string("duel")
