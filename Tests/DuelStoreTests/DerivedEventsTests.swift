@@ -11,7 +11,7 @@ import Testing
 
     /// A duel in which seat 0 answered wrong and seat 1 right (question 0 revealed, question 1
     /// open), the events the lane made, and a connection.
-    func played() async throws -> (Duel, [StoredEvent], PGConnection) {
+    func played() async throws -> (Duel, [StoredEvent], PGConnection, StoreFixture) {
         let fixture = try StoreFixture(workers: 1)
         let duel = try await batches.duels(fixture, 1)[0]
         let connection = try fixture.connect()
@@ -20,7 +20,7 @@ import Testing
         for item in [batches.answer(duel, seat: 0, correct: false), batches.answer(duel, seat: 1, correct: true, at: 1_600)] {
             events += try #require(try DuelRepository(connection).applyInputs([item], lane: &lane)[0].get()).events
         }
-        return (duel, events, connection)
+        return (duel, events, connection, fixture)
     }
 
     func storedEvents(_ connection: PGConnection, _ duel: Duel) throws -> [StoredEvent] {
@@ -35,7 +35,7 @@ import Testing
     /// Every stored record after the start is replaced, and every read still returns what the lane
     /// made: the replay's events, not the rows.
     @Test func readsReturnTheReplayedEventsNotTheStoredRows() async throws {
-        let (duel, made, connection) = try await played()
+        let (duel, made, connection, _) = try await played()
         defer { connection.close() }
         let start = try storedEvents(connection, duel).filter { $0.seq < made[0].seq }
         #expect(!start.isEmpty && !made.isEmpty)
@@ -44,6 +44,8 @@ import Testing
             """)
         let repository = DuelRepository(connection)
         #expect(try repository.events(duel: duel.id, afterSeq: 0) == start + made)
+        // A duel id in capitals is the same duel (its events name it as the database does).
+        #expect(try repository.events(duel: duel.id.uppercased(), afterSeq: 0) == start + made)
         #expect(try repository.events(duel: duel.id, afterSeq: made[0].seq) == Array(made.dropFirst()))
         #expect(try repository.events(duel: duel.id, afterSeq: 0, upToSeq: made[0].seq) == start + [made[0]])
         let batch = try repository.events(after: [(duel.id, 0), (UUID().uuidString.lowercased(), 0), ("not-a-duel", 0)])
@@ -96,9 +98,10 @@ import Testing
 
     /// A read starts from the state an earlier read kept when it is not past the read, so the start
     /// is not read again: with an unreadable start the next input's events still derive. A read
-    /// from before the kept state replays from the start (and here fails to).
+    /// from before the kept state replays from the start, which here fails: that duel then gives
+    /// its stored rows, and the read of another duel with it, and a sign-in into it, still answer.
     @Test func aReadContinuesFromTheStateAnEarlierReadKept() async throws {
-        let (duel, made, connection) = try await played()
+        let (duel, made, connection, fixture) = try await played()
         defer { connection.close() }
         let replays = DuelReplays()
         let repository = DuelRepository(connection)
@@ -116,6 +119,13 @@ import Testing
         #expect(!next.events.isEmpty)
         #expect(try repository.events(duel: duel.id, afterSeq: made.last!.seq, replays: replays) == next.events)
         #expect(replays.latest(of: duel.id)?.version == 3)
-        #expect(throws: (any Error).self) { try repository.events(duel: duel.id, afterSeq: 0, replays: replays) }
+        let start = try storedEvents(connection, duel).filter { $0.seq < made[0].seq }
+        #expect(try repository.events(duel: duel.id, afterSeq: 0, replays: replays) == start)
+        let other = try await batches.duels(fixture, 1)[0]
+        let both = try repository.events(after: [(duel.id, 0), (other.id, 0)], replays: replays)
+        let otherStart = try storedEvents(connection, other)
+        #expect(both[duel.id]?.events == start && both[other.id]?.events == otherStart)
+        // Its newest events are not stored: a sign-in finds none, and goes on without them.
+        #expect(try repository.liveDuel(player: duel.players[0].id, replays: replays).isEmpty)
     }
 }

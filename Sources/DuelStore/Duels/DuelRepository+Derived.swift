@@ -23,10 +23,12 @@ extension DuelRepository {
     public func derivedEvents(
         _ reads: [(duelID: String, afterSeq: Int, upToSeq: Int)], replays: DuelReplays? = nil
     ) throws -> [String: DerivedDuel] {
+        // Keyed by the id as the database prints it, lower case, whatever case the caller used.
         var wanted: [String: (after: Int, upTo: Int)] = [:]
         for read in reads where UUIDText.isValid(read.duelID) {
-            let range = wanted[read.duelID].map { (min($0.after, read.afterSeq), max($0.upTo, read.upToSeq)) }
-            wanted[read.duelID] = range ?? (read.afterSeq, read.upToSeq)
+            let id = read.duelID.lowercased()
+            wanted[id] = wanted[id].map { (min($0.after, read.afterSeq), max($0.upTo, read.upToSeq)) }
+                ?? (read.afterSeq, read.upToSeq)
         }
         guard !wanted.isEmpty else { return [:] }
         let ids = wanted.keys.sorted()
@@ -34,38 +36,70 @@ extension DuelRepository {
         // whatever else older servers (or `--store-every-event`) stored.
         let stored = try storedEvents(ids.map { ($0, wanted[$0]!.after, wanted[$0]!.upTo) })
         let found = ids.filter { stored[$0] != nil }
-        // Each duel's replay starts from a kept state not past the read, or from its start.
-        var known: [String: (duel: Duel, version: Int)] = [:]
-        var startSeqs: [String: Int] = [:]
-        for id in found {
-            if let entry = replays?.latest(of: id), entry.duel.seq <= wanted[id]!.after {
-                known[id] = (entry.duel, entry.version)
-                startSeqs[id] = entry.startSeq
+        var replay: Replay
+        do {
+            replay = try self.replay(found, wanted: wanted, replays: replays)
+        } catch let error as PGError {
+            throw error
+        } catch {
+            // A duel whose start or log this build cannot read (a hand-edited row) must not fail
+            // the others' read, nor a sign-in into it: each is replayed alone, and one that fails
+            // keeps its stored rows, as servers before derived reads gave. (Only a database error
+            // leaves the caller's transaction unusable; these are the engine's and the decoder's.)
+            replay = Replay()
+            for id in found {
+                guard let one = try? self.replay([id], wanted: wanted, replays: replays) else { continue }
+                replay.rebuilt.merge(one.rebuilt) { $1 }
+                replay.startSeqs.merge(one.startSeqs) { $1 }
+                replay.events.merge(one.events) { $1 }
             }
         }
-        var replayed: [String: [StoredEvent]] = [:]
-        let rebuilt = try rebuildDuels(found, from: known, onStart: { id, start in
-            startSeqs[id] = start.seq
-        }, onStep: { id, step in
-            guard step.logsInput, let range = wanted[id] else { return }
-            for event in step.events where event.seq > range.after && event.seq <= range.upTo {
-                replayed[id, default: []].append(StoredEvent(
-                    duelID: id, seq: event.seq, kind: event.kind, atMs: event.atMs, recordJSON: event.record.serialized))
-            }
-        })
         var derived: [String: DerivedDuel] = [:]
         for id in found {
-            guard let (players, rows) = stored[id], let state = rebuilt[id], let startSeq = startSeqs[id] else {
+            guard let (players, rows) = stored[id], let state = replay.rebuilt[id], let startSeq = replay.startSeqs[id] else {
                 derived[id] = stored[id]
                 continue
             }
             replays?.publish(DuelReplays.Entry(version: state.version, duel: state.duel, startSeq: startSeq))
             // Stored rows outside what the replay covers: the start's events, and any past the log.
             let kept = rows.filter { $0.seq <= startSeq || $0.seq > state.duel.seq }
-            let events = kept.filter { $0.seq <= startSeq } + (replayed[id] ?? []) + kept.filter { $0.seq > startSeq }
+            let events = kept.filter { $0.seq <= startSeq } + (replay.events[id] ?? []) + kept.filter { $0.seq > startSeq }
             derived[id] = (players, events)
         }
         return derived
+    }
+
+    /// What ``derivedEvents(_:replays:)`` replayed: each duel's state and input count after its
+    /// log, its start's last seq, and its events in the read's range.
+    private struct Replay {
+        var rebuilt: [String: (duel: Duel, version: Int)] = [:]
+        var startSeqs: [String: Int] = [:]
+        var events: [String: [StoredEvent]] = [:]
+    }
+
+    /// Replays `ids`' logs, each from a kept state not past its read, or from its start.
+    private func replay(
+        _ ids: [String], wanted: [String: (after: Int, upTo: Int)], replays: DuelReplays?
+    ) throws -> Replay {
+        var replay = Replay()
+        var known: [String: (duel: Duel, version: Int)] = [:]
+        for id in ids {
+            if let entry = replays?.latest(of: id), entry.duel.seq <= wanted[id]!.after {
+                known[id] = (entry.duel, entry.version)
+                replay.startSeqs[id] = entry.startSeq
+            }
+        }
+        let rebuilt = try rebuildDuels(ids, from: known, onStart: { id, start in
+            replay.startSeqs[id] = start.seq
+        }, onStep: { id, step in
+            guard step.logsInput, let range = wanted[id] else { return }
+            for event in step.events where event.seq > range.after && event.seq <= range.upTo {
+                replay.events[id, default: []].append(StoredEvent(
+                    duelID: id, seq: event.seq, kind: event.kind, atMs: event.atMs, recordJSON: event.record.serialized))
+            }
+        })
+        replay.rebuilt = rebuilt
+        return replay
     }
 
     /// For each duel, its players and the rows stored of its events with `afterSeq < seq <=

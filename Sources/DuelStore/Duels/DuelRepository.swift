@@ -137,7 +137,7 @@ public struct DuelRepository {
     public func events(
         duel id: String, afterSeq: Int, upToSeq: Int = Int(Int32.max), replays: DuelReplays? = nil
     ) throws -> [StoredEvent] {
-        try derivedEvents([(id, afterSeq, upToSeq)], replays: replays)[id]?.events ?? []
+        try derivedEvents([(id, afterSeq, upToSeq)], replays: replays)[id.lowercased()]?.events ?? []
     }
 
     /// For many duels at once: each duel's events after the given seq, in order, and
