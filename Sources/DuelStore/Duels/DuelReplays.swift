@@ -32,8 +32,6 @@ public final class DuelReplays: Sendable {
         self.limit = limit
     }
 
-    public var count: Int { storage.withLock { $0.entries.count } }
-
     func latest(of id: String) -> Entry? {
         storage.withLock { $0.entries[id] }
     }
