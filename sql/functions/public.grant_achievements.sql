@@ -7,22 +7,18 @@
 -- (bench/NOTES.md, item 42).
 --
 -- Each write is one INSERT ... SELECT from arrays, the form Citus runs through the coordinator,
--- and its rows come back through RETURNING into arrays (no data-modifying CTE).
+-- and its rows come back through RETURNING into arrays (no data-modifying CTE); the
+-- notifications are notify_players'.
 CREATE OR REPLACE FUNCTION grant_achievements(p_players uuid[], p_codes text[]) RETURNS text[]
 LANGUAGE plpgsql AS $$
 DECLARE
     -- Asked for, each pair once, in the order of its first occurrence.
     v_players uuid[];
     v_codes text[];
-    -- Granted now (not held before), with their titles.
+    -- Granted now (not held before), then their notifications' data.
     v_granted_players uuid[] := '{}';
     v_granted_codes text[] := '{}';
-    v_titles text[];
-    -- The notifications stored.
-    v_noted_players uuid[] := '{}';
-    v_ids bigint[] := '{}';
-    v_data jsonb[] := '{}';
-    v_at timestamptz[] := '{}';
+    v_data jsonb[];
     r record;
 BEGIN
     SELECT array_agg(w.player_id ORDER BY w.o), array_agg(w.code ORDER BY w.o) INTO v_players, v_codes
@@ -42,30 +38,17 @@ BEGIN
     END LOOP;
     IF cardinality(v_granted_players) = 0 THEN RETURN '{}'; END IF;
     -- The granted ones in the order asked (RETURNING's order is not promised on Citus), so that
-    -- the notifications' ids follow it, with their titles read first: an INSERT whose SELECT
+    -- the notifications' ids follow it, with their titles read first (into the data): an INSERT whose SELECT
     -- reads a Citus table (achievements is a reference table) is planned as a query on it, and
     -- the column defaults, the id's nextval among them, would run wherever that query runs, so
     -- a worker's sequence range could hand out the ids. From arrays alone, they are the
     -- coordinator's, as every other notification's.
-    SELECT array_agg(w.player_id ORDER BY w.o), array_agg(w.code ORDER BY w.o), array_agg(a.title ORDER BY w.o)
-      INTO v_granted_players, v_granted_codes, v_titles
+    SELECT array_agg(w.player_id ORDER BY w.o), array_agg(jsonb_build_object('code', w.code, 'title', a.title) ORDER BY w.o)
+      INTO v_granted_players, v_data
       FROM unnest(v_players, v_codes) WITH ORDINALITY AS w(player_id, code, o)
       JOIN unnest(v_granted_players, v_granted_codes) AS g(player_id, code)
            ON g.player_id = w.player_id AND g.code = w.code
       JOIN achievements a ON a.code = w.code;
-    FOR r IN
-        INSERT INTO notifications (player_id, kind, data)
-        SELECT n.player_id, 'achievement', jsonb_build_object('code', n.code, 'title', n.title)
-          FROM unnest(v_granted_players, v_granted_codes, v_titles) WITH ORDINALITY AS n(player_id, code, title, o)
-         ORDER BY n.o
-        RETURNING player_id, id, data, created_at
-    LOOP
-        v_noted_players := v_noted_players || r.player_id;
-        v_ids := v_ids || r.id;
-        v_data := v_data || r.data;
-        v_at := v_at || r.created_at;
-    END LOOP;
-    RETURN (SELECT array_agg(notification_payload(n.player_id, n.id, 'achievement', n.data, n.created_at) ORDER BY n.id)
-              FROM unnest(v_noted_players, v_ids, v_data, v_at) AS n(player_id, id, data, created_at));
+    RETURN notify_players(v_granted_players, 'achievement', v_data);
 END
 $$;

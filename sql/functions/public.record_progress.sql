@@ -30,22 +30,40 @@ CREATE OR REPLACE FUNCTION record_progress(
 -- session's, not this function's (issue 24).
 AS $$
 DECLARE
-    v_correct integer := (SELECT xp FROM progress_rules WHERE rule = 'correct_answer');
-    v_first integer := (SELECT xp FROM progress_rules WHERE rule = 'first_place');
-    v_practice integer := (SELECT xp FROM progress_rules WHERE rule = 'practice_finished');
-    v_learned integer := (SELECT xp FROM progress_rules WHERE rule = 'mistake_learned');
-    v_goal integer := (SELECT xp FROM progress_rules WHERE rule = 'goal_reached');
-    v_players uuid[];
+    v_correct integer;
+    v_first integer;
+    v_practice integer;
+    v_learned integer;
+    v_goal integer;
+    -- The players these games paid, each once in id order, with what the games gave them.
+    v_players uuid[] := '{}';
+    v_gained bigint[] := '{}';
+    v_games integer[] := '{}';
+    v_at timestamptz[] := '{}';
+    -- Their XP before these games (in the order the update returned them).
+    v_updated uuid[] := '{}';
+    v_before bigint[] := '{}';
     v_player uuid;
-    v_before bigint[];
-    v_xp_before bigint;
-    v_progress player_progress;
-    v_had text[];
     v_codes text[];
     -- The achievements the games earned, granted together at the end (grant_achievements).
     v_grant_players uuid[] := '{}';
     v_grant_codes text[] := '{}';
-    v_rating double precision;
+    -- Level-ups, notified together (notify_players).
+    v_level_players uuid[] := '{}';
+    v_level_data jsonb[] := '{}';
+    -- What the rules read (see below): progress and held achievements by player, the history
+    -- sums and the ranked winners who beat a rival rated 200 above them ('duel/player').
+    v_progress jsonb;
+    v_had jsonb;
+    v_bank_totals jsonb;
+    v_learned_totals jsonb := '{}';
+    v_rated_duels uuid[];
+    v_rated_players uuid[];
+    v_rated_before double precision[];
+    v_slayers text[] := '{}';
+    v_held jsonb;
+    v_mine jsonb;
+    v_xp bigint;
     v_learned_now integer;
     v_question bigint;
     v_learned_at timestamptz;
@@ -54,6 +72,11 @@ DECLARE
     r record;
     v_title level_titles;
 BEGIN
+    SELECT max(xp) FILTER (WHERE rule = 'correct_answer'), max(xp) FILTER (WHERE rule = 'first_place'),
+           max(xp) FILTER (WHERE rule = 'practice_finished'), max(xp) FILTER (WHERE rule = 'mistake_learned'),
+           max(xp) FILTER (WHERE rule = 'goal_reached')
+      INTO v_correct, v_first, v_practice, v_learned, v_goal
+      FROM progress_rules;
     -- The facts of the games that pay, once per game and player (the primary key refuses a
     -- second grant), with the XP they give. The pay rules are the header's.
     INSERT INTO game_progress (duel_id, player_id, bank_id, mode, finished_at, correct, questions, first_place, won,
@@ -97,41 +120,53 @@ BEGIN
         END LOOP;
     END IF;
 
-    -- XP, games and the streak (streak_after). Per player: one UPDATE by primary key each. The
-    -- batch's rows are found by LATERAL lookups, one index probe each: with joins on the arrays
-    -- (and an UPDATE ... FROM), the cached generic plans hashed scans of whole tables on every
-    -- call, and those tables grow with every game and player (bench/NOTES.md, item 22).
-    v_players := '{}';
-    v_before := '{}';
+    -- XP, games and the streak (streak_after), for every player of the batch at once: a
+    -- statement a player cost about 85 µs each, most of it the statement's own fixed cost
+    -- (bench/NOTES.md, item 55). The batch's rows are found by LATERAL lookups, one index probe
+    -- each: with joins on the arrays the cached generic plans hashed scans of whole tables on
+    -- every call, and those tables grow with every game and player (bench/NOTES.md, item 22).
     FOR r IN
-        SELECT b.player_id, sum(b.xp) AS xp, count(*) AS games, max(b.finished_at) AS at
+        SELECT b.player_id, sum(b.xp) AS xp, count(*)::integer AS games, max(b.finished_at) AS at
           FROM unnest(p_duels, p_players) AS k(duel_id, player_id)
          CROSS JOIN LATERAL (SELECT * FROM game_progress g
                               WHERE g.duel_id = k.duel_id AND g.player_id = k.player_id) b
          GROUP BY b.player_id
+         ORDER BY b.player_id
     LOOP
-        -- One upsert a player: a first game inserts the row with the game's figures (from the
-        -- column defaults: no streak, zone UTC), a later one adds them. Postgres 15 builds a
-        -- table's CHECKs for each statement that writes it (about 25 µs: bench/NOTES.md, item 36),
-        -- and a first game took four statements here (a lookup, an INSERT of the defaults, this
-        -- UPDATE and a read of the XP before), a later game three (item 48).
-        INSERT INTO player_progress AS p (player_id, xp, games, current_streak, best_streak, streak_until, streak_day)
-        VALUES (r.player_id, r.xp, r.games, streak_after(NULL, 0, r.at, 'UTC'), streak_after(NULL, 0, r.at, 'UTC'),
-                streak_until_after(NULL, r.at, 'UTC'), player_day(r.at, 'UTC'))
-        ON CONFLICT (player_id) DO UPDATE
-           SET xp = p.xp + r.xp, games = p.games + r.games,
-               current_streak = streak_after(p.streak_until, p.current_streak, r.at, p.time_zone),
-               best_streak = greatest(p.best_streak, streak_after(p.streak_until, p.current_streak, r.at, p.time_zone)),
-               streak_until = streak_until_after(p.streak_until, r.at, p.time_zone),
-               streak_day = greatest(p.streak_day, player_day(r.at, p.time_zone))
-        RETURNING p.xp - r.xp INTO v_xp_before;
         v_players := v_players || r.player_id;
-        v_before := v_before || v_xp_before;
+        v_gained := v_gained || r.xp;
+        v_games := v_games || r.games;
+        v_at := v_at || r.at;
+    END LOOP;
+    -- A first game's row (the column defaults: no streak, zone UTC, which the update below
+    -- then moves exactly as a later game's), then one update for all. Both lock the rows in id
+    -- order, so two transactions that share players wait for each other rather than deadlock.
+    INSERT INTO player_progress (player_id)
+    SELECT u.player_id FROM unnest(v_players) AS u(player_id) ORDER BY u.player_id
+    ON CONFLICT (player_id) DO NOTHING;
+    FOR r IN
+        UPDATE player_progress p
+           SET xp = p.xp + u.xp, games = p.games + u.games,
+               current_streak = streak_after(p.streak_until, p.current_streak, u.at, p.time_zone),
+               best_streak = greatest(p.best_streak, streak_after(p.streak_until, p.current_streak, u.at, p.time_zone)),
+               streak_until = streak_until_after(p.streak_until, u.at, p.time_zone),
+               streak_day = greatest(p.streak_day, player_day(u.at, p.time_zone))
+          FROM unnest(v_players, v_gained, v_games, v_at) AS u(player_id, xp, games, at)
+         WHERE p.player_id = u.player_id AND p.player_id = ANY (v_players)
+        RETURNING p.player_id, p.xp - u.xp AS before
+    LOOP
+        v_updated := v_updated || r.player_id;
+        v_before := v_before || r.before;
     END LOOP;
 
-    -- Weekly goals of these players' current weeks that these games reached. A player at a time:
-    -- on Citus each statement then locks rows of one shard (Citus refuses FOR UPDATE across shards).
-    FOREACH v_player IN ARRAY v_players LOOP
+    -- Weekly goals of these players' current weeks that these games reached. Only the players
+    -- with a goal still open are looked at, then a player at a time: on Citus each statement
+    -- then locks rows of one shard (Citus refuses FOR UPDATE across shards).
+    FOR v_player IN
+        SELECT DISTINCT w.player_id FROM weekly_goals w
+         WHERE w.player_id = ANY (v_players) AND w.reached_at IS NULL
+         ORDER BY w.player_id
+    LOOP
     FOR r IN
         SELECT w.*, pp.time_zone FROM weekly_goals w JOIN player_progress pp ON pp.player_id = w.player_id
          WHERE w.player_id = v_player AND w.reached_at IS NULL
@@ -151,70 +186,108 @@ BEGIN
     END LOOP;
     END LOOP;
 
-    -- Level-ups: one notification per player, for the level reached.
-    FOR r IN
-        SELECT k.player_id, k.before, p.xp AS after
-          FROM unnest(v_players, v_before) AS k(player_id, before)
-         CROSS JOIN LATERAL (SELECT xp FROM player_progress p WHERE p.player_id = k.player_id) p
-    LOOP
-        IF level_of(r.after) > level_of(r.before) THEN
-            v_title := level_title(level_of(r.after));
-            v_out := v_out || notify_player(r.player_id, 'level_up', jsonb_build_object(
-                'level', level_of(r.after), 'title', v_title.title, 'color', v_title.color), false);
+    -- What the rules below read besides the games' rows, a statement per table for the whole
+    -- batch rather than a few a row (each statement's fixed cost was most of this function's
+    -- time: bench/NOTES.md, item 55): the players' progress after these games and goals, and
+    -- the achievements they held before this call (the conditions below are not even evaluated
+    -- for those). Each reads one table by the players' ids: on Citus a join of two distributed
+    -- tables through the arrays is refused, as is a LIMIT in a LATERAL subquery of them.
+    SELECT coalesce(jsonb_object_agg(p.player_id, jsonb_build_array(p.xp, p.games, p.current_streak)), '{}')
+      INTO v_progress
+      FROM player_progress p WHERE p.player_id = ANY (v_players);
+    SELECT coalesce(jsonb_object_agg(h.player_id, h.codes), '{}') INTO v_had
+      FROM (SELECT pa.player_id, jsonb_agg(pa.code) AS codes FROM player_achievements pa
+             WHERE pa.player_id = ANY (v_players) GROUP BY pa.player_id) h;
+
+    -- Level-ups: one notification per player, for the level reached, stored together.
+    FOR i IN 1 .. cardinality(v_updated) LOOP
+        v_xp := (v_progress -> v_updated[i]::text ->> 0)::bigint;
+        IF level_of(v_xp) > level_of(v_before[i]) THEN
+            v_title := level_title(level_of(v_xp));
+            v_level_players := v_level_players || v_updated[i];
+            v_level_data := v_level_data || jsonb_build_object(
+                'level', level_of(v_xp), 'title', v_title.title, 'color', v_title.color);
         END IF;
     END LOOP;
+    v_out := v_out || notify_players(v_level_players, 'level_up', v_level_data);
+
+    -- The history three achievements need, read for the batch's candidates alone (a player who
+    -- holds one is not one of its candidates): right answers per player and bank (bank_100),
+    -- mistakes learned per player (learned_20), and the ratings before the ranked games won
+    -- (giant_slayer: a rival rated 200 or more above the winner, from the rival's row).
+    SELECT coalesce(jsonb_object_agg(t.player_id::text || '/' || t.bank_id, t.total), '{}') INTO v_bank_totals
+      FROM (SELECT g.player_id, g.bank_id, sum(g.correct) AS total FROM game_progress g
+             WHERE g.player_id = ANY (ARRAY(SELECT k.player_id FROM unnest(p_players, p_correct) AS k(player_id, correct)
+                                             WHERE k.correct > 0 AND NOT coalesce((v_had -> k.player_id::text) ? 'bank_100', false)))
+               AND g.bank_id = ANY (p_banks)
+             GROUP BY g.player_id, g.bank_id) t;
+    IF 'practice' = ANY (p_modes) THEN
+        SELECT coalesce(jsonb_object_agg(t.player_id, t.total), '{}') INTO v_learned_totals
+          FROM (SELECT g.player_id, sum(g.learned) AS total FROM game_progress g
+                 WHERE g.player_id = ANY (ARRAY(SELECT k.player_id FROM unnest(p_players, p_modes) AS k(player_id, mode)
+                                                 WHERE k.mode = 'practice' AND NOT coalesce((v_had -> k.player_id::text) ? 'learned_20', false)))
+                 GROUP BY g.player_id) t;
+    END IF;
+    IF 'ranked' = ANY (p_modes) THEN
+        SELECT array_agg(h.duel_id), array_agg(h.player_id), array_agg(h.rating_before)
+          INTO v_rated_duels, v_rated_players, v_rated_before
+          FROM rating_history h
+         WHERE h.duel_id = ANY (ARRAY(SELECT k.duel_id FROM unnest(p_duels, p_players, p_modes, p_won)
+                                                        AS k(duel_id, player_id, mode, won)
+                                       WHERE k.mode = 'ranked' AND k.won
+                                         AND NOT coalesce((v_had -> k.player_id::text) ? 'giant_slayer', false)));
+        SELECT coalesce(array_agg(me.duel_id::text || '/' || me.player_id), '{}') INTO v_slayers
+          FROM unnest(v_rated_duels, v_rated_players, v_rated_before) AS me(duel_id, player_id, rating)
+         WHERE EXISTS (SELECT 1 FROM unnest(v_rated_duels, v_rated_players, v_rated_before) AS them(duel_id, player_id, rating)
+                        WHERE them.duel_id = me.duel_id AND them.player_id <> me.player_id
+                          AND them.rating >= me.rating + 200);
+    END IF;
 
     -- Achievements these games may have earned, from the facts that paid (first_place and won as
-    -- counted above), judged a game at a time: on Citus the game's row, the player's progress and
-    -- achievements sit on the player's shard, and a rival's rating (giant_slayer) on the rival's,
-    -- which one statement could not join. They are granted together after the loop (each once:
-    -- grant_achievements, which also skips one a player already holds).
+    -- counted above), judged a game at a time from the rows read above: only ranked_streak_5
+    -- reads more, for its candidates alone (Citus refuses its LIMIT for a batch). They are
+    -- granted together after the loop (each once: grant_achievements, which also skips one a
+    -- player already holds); one earned by an earlier game of this call is judged again and
+    -- granted once.
     FOR r IN
         SELECT b.* FROM unnest(p_duels, p_players) AS k(duel_id, player_id)
          CROSS JOIN LATERAL (SELECT * FROM game_progress b
                               WHERE b.duel_id = k.duel_id AND b.player_id = k.player_id) b
     LOOP
-        SELECT * INTO v_progress FROM player_progress p WHERE p.player_id = r.player_id;
-        -- What the player held before this call: the conditions below are not even evaluated
-        -- for it. One earned by an earlier game of this call is judged again and granted once
-        -- (grant_achievements).
-        SELECT coalesce(array_agg(pa.code), '{}') INTO v_had FROM player_achievements pa WHERE pa.player_id = r.player_id;
+        v_held := coalesce(v_had -> r.player_id::text, '[]');
+        v_mine := v_progress -> r.player_id::text;
         v_codes := '{}';
-        IF 'first_game' <> ALL (v_had) THEN v_codes := v_codes || 'first_game'::text; END IF;
-        IF 'first_win' <> ALL (v_had) AND r.won THEN v_codes := v_codes || 'first_win'::text; END IF;
-        IF 'perfect_game' <> ALL (v_had) AND r.stayed AND r.questions >= 5 AND r.correct = r.questions THEN
+        IF NOT v_held ? 'first_game' THEN v_codes := v_codes || 'first_game'::text; END IF;
+        IF NOT v_held ? 'first_win' AND r.won THEN v_codes := v_codes || 'first_win'::text; END IF;
+        IF NOT v_held ? 'perfect_game' AND r.stayed AND r.questions >= 5 AND r.correct = r.questions THEN
             v_codes := v_codes || 'perfect_game'::text;
         END IF;
-        IF 'speedster' <> ALL (v_had) AND coalesce(r.fastest_correct_ms <= 1000, false) THEN
+        IF NOT v_held ? 'speedster' AND coalesce(r.fastest_correct_ms <= 1000, false) THEN
             v_codes := v_codes || 'speedster'::text;
         END IF;
-        IF 'room_champion' <> ALL (v_had) AND r.mode = 'room' AND r.won AND r.players >= 3 THEN
+        IF NOT v_held ? 'room_champion' AND r.mode = 'room' AND r.won AND r.players >= 3 THEN
             v_codes := v_codes || 'room_champion'::text;
         END IF;
-        IF 'games_50' <> ALL (v_had) AND v_progress.games >= 50 THEN v_codes := v_codes || 'games_50'::text; END IF;
-        IF 'streak_7' <> ALL (v_had) AND v_progress.current_streak >= 7 THEN v_codes := v_codes || 'streak_7'::text; END IF;
-        IF 'level_10' <> ALL (v_had) AND level_of(v_progress.xp) >= 10 THEN v_codes := v_codes || 'level_10'::text; END IF;
-        IF 'giant_slayer' <> ALL (v_had) AND r.mode = 'ranked' AND r.won THEN
-            v_rating := (SELECT me.rating_before FROM rating_history me
-                          WHERE me.duel_id = r.duel_id AND me.player_id = r.player_id);
-            IF EXISTS (SELECT 1 FROM rating_history them
-                        WHERE them.duel_id = r.duel_id AND them.player_id <> r.player_id
-                          AND them.rating_before >= v_rating + 200) THEN
-                v_codes := v_codes || 'giant_slayer'::text;
+        IF NOT v_held ? 'games_50' AND (v_mine ->> 1)::integer >= 50 THEN v_codes := v_codes || 'games_50'::text; END IF;
+        IF NOT v_held ? 'streak_7' AND (v_mine ->> 2)::integer >= 7 THEN v_codes := v_codes || 'streak_7'::text; END IF;
+        IF NOT v_held ? 'level_10' AND level_of((v_mine ->> 0)::bigint) >= 10 THEN v_codes := v_codes || 'level_10'::text; END IF;
+        IF NOT v_held ? 'giant_slayer' AND r.mode = 'ranked' AND r.won
+           AND r.duel_id::text || '/' || r.player_id = ANY (v_slayers) THEN
+            v_codes := v_codes || 'giant_slayer'::text;
+        END IF;
+        IF NOT v_held ? 'ranked_streak_5' AND r.mode = 'ranked' AND r.won THEN
+            IF (SELECT count(*) = 5 AND bool_and(won) FROM (
+                    SELECT g.won FROM game_progress g WHERE g.player_id = r.player_id AND g.mode = 'ranked'
+                     ORDER BY g.finished_at DESC LIMIT 5) last5) THEN
+                v_codes := v_codes || 'ranked_streak_5'::text;
             END IF;
         END IF;
-        IF 'ranked_streak_5' <> ALL (v_had) AND r.mode = 'ranked' AND r.won AND (
-            SELECT count(*) = 5 AND bool_and(won) FROM (
-                SELECT g.won FROM game_progress g WHERE g.player_id = r.player_id AND g.mode = 'ranked'
-                 ORDER BY g.finished_at DESC LIMIT 5) last5) THEN
-            v_codes := v_codes || 'ranked_streak_5'::text;
-        END IF;
-        IF 'bank_100' <> ALL (v_had) AND r.correct > 0 AND (
-            SELECT sum(g.correct) >= 100 FROM game_progress g WHERE g.player_id = r.player_id AND g.bank_id = r.bank_id) THEN
+        IF NOT v_held ? 'bank_100' AND r.correct > 0
+           AND coalesce((v_bank_totals ->> (r.player_id::text || '/' || r.bank_id))::bigint >= 100, false) THEN
             v_codes := v_codes || 'bank_100'::text;
         END IF;
-        IF 'learned_20' <> ALL (v_had) AND r.learned > 0 AND (
-            SELECT sum(g.learned) >= 20 FROM game_progress g WHERE g.player_id = r.player_id) THEN
+        IF NOT v_held ? 'learned_20' AND r.learned > 0
+           AND coalesce((v_learned_totals ->> r.player_id::text)::bigint >= 20, false) THEN
             v_codes := v_codes || 'learned_20'::text;
         END IF;
         v_grant_players := v_grant_players || array_fill(r.player_id, ARRAY[cardinality(v_codes)]);

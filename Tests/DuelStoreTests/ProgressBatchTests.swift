@@ -1,0 +1,87 @@
+import TestSupport
+import DuelCore
+@testable import DuelStore
+import Foundation
+import Testing
+
+/// `record_progress` for a batch of games in one call (issue 25): the achievements that read a
+/// player's history (giant_slayer, ranked_streak_5, bank_100) are judged from the batch's own
+/// reads of that history, each granted once however many of the batch's games earn it, and a
+/// player's level-up is one notification for the level reached.
+@Suite struct ProgressBatchTests {
+    @Test func aBatchJudgesHistoryAchievementsOnceAndNotifiesOneLevelUpAPlayer() async throws {
+        let fixture = try StoreFixture(workers: 1)
+        let players = try await fixture.players(4, prefix: "b\(UUID().uuidString.prefix(6))")
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        let bank = try #require(try QuizRepository(connection).bank(slug: "general-science")).id
+        let rules = DuelConfiguration(countdownMs: 0, answerWindowMs: 10_000, revealMs: 0, questionCount: 1)
+        // A duel row for each game (rating_history's key); its players' live markers go at once,
+        // so that the next game can seat them (the games here are only facts).
+        func duel(_ pair: [PlayerID]) throws -> String {
+            let id = try connection.transaction {
+                try DuelRepository($0).createGames(bankID: bank, games: [pair], mode: .ranked, configuration: rules,
+                                                   nowMs: 1_000)[0].duel.id
+            }
+            try connection.query("DELETE FROM live_duel_players WHERE duel_id = \(id)::uuid")
+            return id
+        }
+        func rated(_ duel: String, _ player: PlayerID, before: Double) throws {
+            try connection.query("""
+                INSERT INTO rating_history (duel_id, player_id, bank_id, outcome, score, rating_before, rating_after,
+                                            deviation_before, deviation_after, volatility_before, volatility_after)
+                VALUES (\(duel)::uuid, \(player)::uuid, \(bank), 'win', 0, \(before), \(before), 100, 100, 0.06, 0.06)
+                """)
+        }
+        // Seat 0 wins five ranked games on one bank, all right (20 of 20); in the first its
+        // rival was rated 250 above it. Seat 2 wins one whose rival was rated 150 above.
+        var columns = ProgressColumns()
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        for game in 0..<5 {
+            let id = try duel([players[0], players[1]])
+            try rated(id, players[0], before: 1_300)
+            try rated(id, players[1], before: game == 0 ? 1_550 : 1_300)
+            columns.append(GameFacts(player: players[0], correct: 20, questions: 20, answered: 20, rivalsAtFirstQuestion: 1,
+                                     firstPlace: true, won: true, stayed: true, fastestCorrectMs: 800, players: 2),
+                           duelID: id, bankID: bank, mode: .ranked, finishedAtMs: now + Int64(game) * 60_000)
+            columns.append(GameFacts(player: players[1], correct: 0, questions: 20, answered: 1, rivalsAtFirstQuestion: 1,
+                                     firstPlace: false, won: false, stayed: true, fastestCorrectMs: nil, players: 2),
+                           duelID: id, bankID: bank, mode: .ranked, finishedAtMs: now + Int64(game) * 60_000)
+        }
+        let other = try duel([players[2], players[3]])
+        try rated(other, players[2], before: 1_400)
+        try rated(other, players[3], before: 1_550)
+        columns.append(GameFacts(player: players[2], correct: 3, questions: 20, answered: 5, rivalsAtFirstQuestion: 1,
+                                 firstPlace: true, won: true, stayed: true, fastestCorrectMs: 4_000, players: 2),
+                       duelID: other, bankID: bank, mode: .ranked, finishedAtMs: now)
+        columns.append(GameFacts(player: players[3], correct: 2, questions: 20, answered: 5, rivalsAtFirstQuestion: 1,
+                                 firstPlace: false, won: false, stayed: true, fastestCorrectMs: 5_000, players: 2),
+                       duelID: other, bankID: bank, mode: .ranked, finishedAtMs: now)
+        let payloads = try connection.transaction { try columns.write(on: $0) }
+
+        func held(_ player: PlayerID) throws -> Set<String> {
+            Set(try connection.query("SELECT code FROM player_achievements WHERE player_id = \(player)::uuid")
+                .map { try $0.string("code") })
+        }
+        #expect(try held(players[0]) == ["first_game", "first_win", "perfect_game", "speedster", "giant_slayer",
+                                         "ranked_streak_5", "bank_100"])
+        #expect(try held(players[1]) == ["first_game"])
+        #expect(try held(players[2]) == ["first_game", "first_win"])
+        #expect(try held(players[3]) == ["first_game"])
+        // One notification per grant, and one level-up per player whose level rose (seat 0:
+        // 5 × 240 XP; seat 1: none; seat 2: 70 XP, still level 1), for the level reached.
+        let notes = try connection.query("""
+            SELECT player_id::text AS player, kind, data->>'level' AS level FROM notifications
+             WHERE player_id = ANY(\(PGArray(players.map { Optional($0) }))::uuid[])
+            """)
+        func count(_ player: PlayerID, _ kind: String) throws -> Int {
+            try notes.filter { try $0.string("player") == player && $0.string("kind") == kind }.count
+        }
+        for player in players { #expect(try count(player, "achievement") == held(player).count) }
+        #expect(try count(players[0], "level_up") == 1 && count(players[1], "level_up") == 0)
+        #expect(try count(players[2], "level_up") == 0)
+        let reached = try connection.query("SELECT level_of(xp) AS level FROM player_progress WHERE player_id = \(players[0])::uuid")
+        #expect(try notes.first { try $0.string("kind") == "level_up" }?.string("level") == String(reached[0].int("level")))
+        #expect(payloads.count == notes.count)
+    }
+}
