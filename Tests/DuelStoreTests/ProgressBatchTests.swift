@@ -8,6 +8,7 @@ import Testing
 /// player's history (giant_slayer, ranked_streak_5, bank_100) are judged from the batch's own
 /// reads of that history, each granted once however many of the batch's games earn it, and a
 /// player's level-up is one notification for the level reached.
+/// (A batch is granted on a lane's connection, whose sessions refuse sequential scans and JIT.)
 @Suite struct ProgressBatchTests {
     @Test func aBatchJudgesHistoryAchievementsOnceAndNotifiesOneLevelUpAPlayer() async throws {
         let fixture = try StoreFixture(workers: 1)
@@ -57,7 +58,13 @@ import Testing
         columns.append(GameFacts(player: players[3], correct: 2, questions: 20, answered: 5, rivalsAtFirstQuestion: 1,
                                  firstPlace: false, won: false, stayed: true, fastestCorrectMs: 5_000, players: 2),
                        duelID: other, bankID: bank, mode: .ranked, finishedAtMs: now)
-        let payloads = try connection.transaction { try columns.write(on: $0) }
+        // Granted on a lane's own kind of connection (the progress settler's), with its
+        // settings: no sequential scans, and no statement compiled (an aggregate of
+        // progress_rules by a scan was, at every call, before the settings said so).
+        let lane = try DuelLane.openConnection(fixture.conninfo, origin: "", distributed: false)
+        defer { lane.close() }
+        #expect(try lane.query("SHOW jit")[0].string("jit") == "off")
+        let payloads = try lane.transaction { try columns.write(on: $0) }
 
         func held(_ player: PlayerID) throws -> Set<String> {
             Set(try connection.query("SELECT code FROM player_achievements WHERE player_id = \(player)::uuid")

@@ -203,9 +203,12 @@ final class DuelLane: Sendable {
         // generic plan after five executions, which could not find the one shard,
         // and the statement ran on all of them (refused on the cluster suite's
         // single-shard connections, a run in two): custom plans are forced.
+        // And no statement is compiled (JIT): a statement that must scan a table anyway carries
+        // the refused scan's penalty in its cost, far above jit_above_cost, and Postgres then
+        // compiled it at every call (235 ms a settlement, bench/NOTES.md item 55).
         try opened.execute(script: distributed
-            ? "SET plan_cache_mode = force_custom_plan; SET enable_seqscan = off"
-            : "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off")
+            ? "SET plan_cache_mode = force_custom_plan; SET enable_seqscan = off; SET jit = off"
+            : "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off; SET jit = off")
         return opened
     }
 
