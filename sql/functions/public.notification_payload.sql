@@ -1,6 +1,6 @@
 -- A stored notification's `player_events` payload: the player id, a line break, the event's text.
--- One home for the event's form, used by notify_player (a notification at a time) and
--- grant_achievements (a batch's, in one statement). VOLATILE because it reads the clock
+-- One home for the event's form, used by notify_players (a batch's notifications of one kind, in
+-- one statement; notify_player and grant_achievements call it). VOLATILE because it reads the clock
 -- (server_time_ms), and a plain SQL expression so that the planner inlines it: an uninlined call
 -- cost about 30 µs a row (bench/NOTES.md, item 35).
 CREATE OR REPLACE FUNCTION notification_payload(p_player uuid, p_id bigint, p_kind text, p_data jsonb, p_created_at timestamptz)

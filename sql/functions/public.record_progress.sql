@@ -57,14 +57,14 @@ DECLARE
     v_had jsonb;
     v_bank_totals jsonb;
     v_learned_totals jsonb := '{}';
-    v_rated_duels uuid[];
-    v_rated_players uuid[];
-    v_rated_before double precision[];
+    v_rated jsonb;
     v_slayers text[] := '{}';
     v_held jsonb;
     v_mine jsonb;
     v_xp bigint;
     v_learned_now integer;
+    -- Players whose practice games of this batch made questions learned (learned_20's candidates).
+    v_learners uuid[] := '{}';
     v_question bigint;
     v_learned_at timestamptz;
     -- The notifications' payloads, returned for the server to deliver (not announced here).
@@ -119,6 +119,7 @@ BEGIN
             IF v_learned_now > 0 THEN
                 UPDATE game_progress g SET learned = v_learned_now, xp = g.xp + v_learned_now * v_learned
                  WHERE g.duel_id = r.duel_id AND g.player_id = r.player_id;
+                v_learners := v_learners || r.player_id;
             END IF;
         END LOOP;
     END IF;
@@ -142,8 +143,9 @@ BEGIN
         v_at := v_at || r.at;
     END LOOP;
     -- A first game's row (the column defaults: no streak, zone UTC, which the update below
-    -- then moves exactly as a later game's), then one update for all. Both lock the rows in id
-    -- order, so two transactions that share players wait for each other rather than deadlock.
+    -- then moves exactly as a later game's), then one update for all. Both take the rows in one
+    -- order that depends only on the ids (the key's order; on Citus the shards' first), so two
+    -- transactions that share players wait for each other rather than deadlock.
     INSERT INTO player_progress (player_id)
     SELECT u.player_id FROM unnest(v_players) AS u(player_id) ORDER BY u.player_id
     ON CONFLICT (player_id) DO NOTHING;
@@ -192,8 +194,8 @@ BEGIN
     -- What the rules below read besides the games' rows, a statement per table for the whole
     -- batch rather than a few a row (each statement's fixed cost was most of this function's
     -- time: bench/NOTES.md, item 55): the players' progress after these games and goals, and
-    -- the achievements they held before this call (the conditions below are not even evaluated
-    -- for those). Each reads one table by the players' ids: on Citus a join of two distributed
+    -- the achievements they held before this batch's judging (a goal_reached granted above
+    -- included; the conditions below are not even evaluated for those). Each reads one table by the players' ids: on Citus a join of two distributed
     -- tables through the arrays is refused, as is a LIMIT in a LATERAL subquery of them.
     SELECT coalesce(jsonb_object_agg(p.player_id, jsonb_build_array(p.xp, p.games, p.current_streak)), '{}')
       INTO v_progress
@@ -223,27 +225,31 @@ BEGIN
              WHERE g.player_id = ANY (ARRAY(SELECT k.player_id FROM unnest(p_players, p_correct) AS k(player_id, correct)
                                              WHERE k.correct > 0 AND NOT coalesce((v_had -> k.player_id::text) ? 'bank_100', false)))
                AND g.bank_id = ANY (p_banks)
+               -- The index finds the players' games in the batch's banks; only the banks each
+               -- of them played here are summed.
+               AND g.player_id::text || '/' || g.bank_id = ANY (ARRAY(SELECT k.player_id::text || '/' || k.bank_id
+                                                                      FROM unnest(p_players, p_banks) AS k(player_id, bank_id)))
              GROUP BY g.player_id, g.bank_id) t;
-    IF 'practice' = ANY (p_modes) THEN
+    IF cardinality(v_learners) > 0 THEN
         SELECT coalesce(jsonb_object_agg(t.player_id, t.total), '{}') INTO v_learned_totals
           FROM (SELECT g.player_id, sum(g.learned) AS total FROM game_progress g
-                 WHERE g.player_id = ANY (ARRAY(SELECT k.player_id FROM unnest(p_players, p_modes) AS k(player_id, mode)
-                                                 WHERE k.mode = 'practice' AND NOT coalesce((v_had -> k.player_id::text) ? 'learned_20', false)))
+                 WHERE g.player_id = ANY (ARRAY(SELECT k.player_id FROM unnest(v_learners) AS k(player_id)
+                                                 WHERE NOT coalesce((v_had -> k.player_id::text) ? 'learned_20', false)))
                  GROUP BY g.player_id) t;
     END IF;
     IF 'ranked' = ANY (p_modes) THEN
-        SELECT array_agg(h.duel_id), array_agg(h.player_id), array_agg(h.rating_before)
-          INTO v_rated_duels, v_rated_players, v_rated_before
+        -- One aggregate of whole rows, so that a duel, a player and a rating stay together.
+        SELECT coalesce(jsonb_agg(jsonb_build_array(h.duel_id, h.player_id, h.rating_before)), '[]') INTO v_rated
           FROM rating_history h
          WHERE h.duel_id = ANY (ARRAY(SELECT k.duel_id FROM unnest(p_duels, p_players, p_modes, p_won)
                                                         AS k(duel_id, player_id, mode, won)
                                        WHERE k.mode = 'ranked' AND k.won
                                          AND NOT coalesce((v_had -> k.player_id::text) ? 'giant_slayer', false)));
-        SELECT coalesce(array_agg(me.duel_id::text || '/' || me.player_id), '{}') INTO v_slayers
-          FROM unnest(v_rated_duels, v_rated_players, v_rated_before) AS me(duel_id, player_id, rating)
-         WHERE EXISTS (SELECT 1 FROM unnest(v_rated_duels, v_rated_players, v_rated_before) AS them(duel_id, player_id, rating)
-                        WHERE them.duel_id = me.duel_id AND them.player_id <> me.player_id
-                          AND them.rating >= me.rating + 200);
+        SELECT coalesce(array_agg((me.entry ->> 0) || '/' || (me.entry ->> 1)), '{}') INTO v_slayers
+          FROM jsonb_array_elements(v_rated) AS me(entry)
+         WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(v_rated) AS them(entry)
+                        WHERE them.entry ->> 0 = me.entry ->> 0 AND them.entry ->> 1 <> me.entry ->> 1
+                          AND (them.entry ->> 2)::double precision >= (me.entry ->> 2)::double precision + 200);
     END IF;
 
     -- Achievements these games may have earned, from the facts that paid (first_place and won as
