@@ -431,14 +431,7 @@ enum CitusCluster {
         }
         let practice = try await ok(a, "practice", ["bank": "world-capitals"])
         guard let game = practice["data"]?["duel_id"]?.string else { throw DuelClientError.timeout("practice") }
-        while true {
-            guard let event = await a.client.next(timeout: .seconds(10)) else { throw DuelClientError.timeout("practice event") }
-            if event["event"] == "complete", event["duel_id"] == .string(game) { break }
-            guard event["event"] == "question", event["duel_id"] == .string(game),
-                  let index = event["record"]?["question"]?["index"]?.integer else { continue }
-            let correct = try correctChoice(server, duel: game, index: Int(index))
-            _ = try await ok(a, "answer", ["duel_id": .string(game), "question_index": .number(Int(index)), "choice": .number(correct)])
-        }
+        try await playAlone(server, a, duel: game)
         for (op, fields) in [("mistakes", ["limit": 5]), ("stats", [:]), ("history", ["limit": 5]),
                              ("leaderboard", ["bank": "world-capitals"]), ("rating_history", ["bank": "world-capitals"]),
                              ("profile", [:]), ("achievements", [:]), ("notifications", [:]), ("goals", [:])] as [(String, JSONObject)] {
@@ -491,6 +484,56 @@ enum CitusCluster {
         }
         _ = try await ok(b, "challenge", ["username": .string(a.username), "bank": "world-capitals"])
         _ = try await ok(a, "challenges")
+    }
+
+    /// The parts of `record_progress` the other tests leave out, on the cluster: a practice game
+    /// that makes a mistake learned (countPractice on the game's shard after the lane's commit,
+    /// then the settlement's learned count and XP) and a weekly goal reached by it (goal_reached,
+    /// its XP and its notification, delivered live).
+    @Test func aLearnedMistakeReachesAWeeklyGoalOnTheCluster() async throws {
+        let url = try CitusCluster.url()
+        let server = try TestServer.start { $0.database.url = url }
+        defer { server.stop() }
+        let (a, b, duel) = try await startDuel(server.url)
+        let set = try await a.client.request("goal_set", ["kind": "mistakes_learned", "target": 1])
+        #expect(set["data"]?["goals"]?[0]?["progress"] == 0, "\(set.serialized)")
+        // a misses question 0, then b forfeits: a's mistakes are the duel's asked questions.
+        try await missFirstQuestion(server, a, b, duel: duel)
+        let before = try await a.client.request("mistakes", ["limit": 10])
+        guard case .array(let missed)? = before["data"]?["questions"], !missed.isEmpty else {
+            throw DuelClientError.timeout("mistakes: \(before.serialized)")
+        }
+        // Two right practice games of the notebook make every mistake learned (is_learned).
+        var games: [String] = []
+        for _ in 1...2 {
+            let reply = try await a.client.request("practice", ["mistakes": true])
+            guard let game = reply["data"]?["duel_id"]?.string else { throw DuelClientError.timeout("\(reply.serialized)") }
+            try await playAlone(server, a, duel: game)
+            games.append(game)
+        }
+        // The notification may have come before the game's `complete`, which playAlone read past.
+        let isGoalReached = { (event: JSONValue) in event["event"] == "notification" && event["record"]?["kind"] == "goal_reached" }
+        var reached = a.client.transcript.contains { (try? JSONParser.parse($0)).map(isGoalReached) ?? false }
+        while !reached, let event = await a.client.nextEvent("notification", timeout: .seconds(10)) {
+            reached = isGoalReached(event)
+        }
+        #expect(reached, "the goal's notification arrives live")
+        let after = try await a.client.request("mistakes", ["limit": 10])
+        #expect(after["data"]?["learned_count"]?.integer == Int64(missed.count), "\(after.serialized)")
+        let db = try PGConnection(url)
+        defer { db.close() }
+        let learned = try db.query("""
+            SELECT duel_id::text AS duel, learned, xp FROM game_progress
+             WHERE player_id = \(a.id)::uuid AND duel_id = ANY(\(PGArray(games))::uuid[])
+            """)
+        #expect(learned.count == 2)
+        #expect(try learned.first { try $0.string("duel") == games[0] }?.int("learned") == 0)
+        #expect(try learned.first { try $0.string("duel") == games[1] }?.int("learned") == missed.count)
+        #expect(try db.query("""
+            SELECT count(*) AS n FROM weekly_goals WHERE player_id = \(a.id)::uuid AND reached_at IS NOT NULL
+            """)[0].int("n") == 1)
+        let goals = try await a.client.request("goals")
+        #expect(goals["data"]?["goals"]?[0]?["progress"]?.integer == Int64(missed.count), "\(goals.serialized)")
     }
 
     /// What session 8 left untried on the cluster: a rematch (which failed there: a locking

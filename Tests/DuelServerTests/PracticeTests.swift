@@ -16,18 +16,7 @@ extension ServerTests {
 
         /// Plays every question of `duel` to `complete`, answering right when `right`.
         func playAlone(_ player: TestPlayer, duel: String, right: Bool = true) async throws -> JSONValue {
-            while true {
-                guard let event = await player.client.next(timeout: .seconds(10)) else { throw DuelClientError.timeout("event") }
-                if event["event"] == "complete" { return event }
-                guard event["event"] == "question", let index = event["record"]?["question"]?["index"]?.integer else { continue }
-                guard case .array(let options)? = event["record"]?["question"]?["choices"] else { continue }
-                let correct = try correctChoice(server, duel: duel, index: Int(index))
-                let reply = try await player.client.request("answer", [
-                    "duel_id": .string(duel), "question_index": .int(index),
-                    "choice": .number(right ? correct : (correct + 1) % options.count),
-                ])
-                #expect(reply["ok"] == true, "\(reply.serialized)")
-            }
+            try await DuelServerTests.playAlone(server, player, duel: duel, right: right)
         }
 
         @Test func aPracticeGameIsOnePlayerUnratedAndInHistory() async throws {
@@ -75,24 +64,16 @@ extension ServerTests {
             defer { server.stop() }
             let (a, b, duel) = try await startDuel(server.url)
             // a misses question 0, then b forfeits: question 0 is a's one mistake.
-            guard let question = await a.client.nextEvent("question"),
-                  case .array(let options)? = question["record"]?["question"]?["choices"] else {
-                throw DuelClientError.timeout("question")
-            }
-            let correct = try correctChoice(server, duel: duel, index: 0)
-            _ = try await a.client.request("answer", [
-                "duel_id": .string(duel), "question_index": 0, "choice": .number((correct + 1) % options.count),
-            ])
-            _ = await a.client.nextEvent("reveal")
-            _ = try await b.client.request("forfeit", ["duel_id": .string(duel)])
-            _ = await a.client.nextEvent("complete")
+            try await missFirstQuestion(server, a, b, duel: duel)
             let before = try await a.client.request("mistakes", ["limit": 10])
             guard case .array(let missed)? = before["data"]?["questions"] else { throw DuelClientError.timeout("mistakes") }
             #expect(missed.count == 1 && before["data"]?["learned_count"] == 0)
             let asked = missed[0]["question_id"]
+            var practices: [String] = []
             for game in 1...2 {
                 let reply = try await a.client.request("practice", ["mistakes": true])
                 guard let practice = reply["data"]?["duel_id"]?.string else { throw DuelClientError.timeout("\(reply.serialized)") }
+                practices.append(practice)
                 let start = await a.client.nextEvent("init")
                 #expect(start?["record"]?["question_count"] == 1)
                 _ = try await playAlone(a, duel: practice)
@@ -107,11 +88,28 @@ extension ServerTests {
                 }
             }
             #expect(try await a.client.request("practice", ["mistakes": true])["code"] == "bank_empty")
+            let db = try server.database()
+            defer { db.close() }
+            // The second game made the mistake learned, and its progress says so (mistake_learned's
+            // XP, which weekly goals and learned_20 count), granted by the progress settler in a
+            // later transaction than the count's.
+            var paid: [String: (learned: Int, xp: Int)] = [:]
+            for _ in 0..<100 where paid.count < 2 {
+                paid = [:]
+                for row in try db.query("""
+                    SELECT duel_id::text AS duel, learned, xp FROM game_progress
+                     WHERE player_id = \(a.id)::uuid AND duel_id = ANY(\(PGArray(practices))::uuid[])
+                    """) {
+                    paid[try row.string("duel")] = (try row.int("learned"), try row.int("xp"))
+                }
+                if paid.count < 2 { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            let learnedXP = try db.query("SELECT xp FROM progress_rules WHERE rule = 'mistake_learned'")[0].int("xp")
+            #expect(paid[practices[0]]?.learned == 0 && paid[practices[1]]?.learned == 1, "\(paid)")
+            #expect((paid[practices[1]]?.xp ?? 0) - (paid[practices[0]]?.xp ?? 0) == learnedXP, "\(paid)")
 
             // A new miss of the learned question (a later finished duel, written directly): it is
             // back in the notebook, and learning it takes two right practice games again.
-            let db = try server.database()
-            defer { db.close() }
             let c = try await TestPlayer.signUp(server.url)
             try db.execute(script: """
                 DO $$

@@ -298,6 +298,41 @@ func correctChoice(_ server: TestServer, duel: String, index: Int) throws -> Int
         """)[0].int("correct_choice")
 }
 
+/// `a` answers question 0 of `duel` wrong, then `b` forfeits: `a`'s mistakes are the questions
+/// the duel asked (question 0, and any the reveal opened).
+func missFirstQuestion(_ server: TestServer, _ a: TestPlayer, _ b: TestPlayer, duel: String) async throws {
+    guard let question = await a.client.nextEvent("question"),
+          case .array(let options)? = question["record"]?["question"]?["choices"] else {
+        throw DuelClientError.timeout("question")
+    }
+    let correct = try correctChoice(server, duel: duel, index: 0)
+    _ = try await a.client.request("answer", [
+        "duel_id": .string(duel), "question_index": 0, "choice": .number((correct + 1) % options.count),
+    ])
+    _ = await a.client.nextEvent("reveal")
+    _ = try await b.client.request("forfeit", ["duel_id": .string(duel)])
+    guard await a.client.nextEvent("complete") != nil else { throw DuelClientError.timeout("complete") }
+}
+
+/// Plays every question of `duel` alone (a practice game) to its `complete`, answering right
+/// when `right`; events of other games are passed over.
+@discardableResult
+func playAlone(_ server: TestServer, _ player: TestPlayer, duel: String, right: Bool = true) async throws -> JSONValue {
+    while true {
+        guard let event = await player.client.next(timeout: .seconds(10)) else { throw DuelClientError.timeout("event of \(duel)") }
+        guard event["duel_id"] == .string(duel) else { continue }
+        if event["event"] == "complete" { return event }
+        guard event["event"] == "question", let index = event["record"]?["question"]?["index"]?.integer,
+              case .array(let options)? = event["record"]?["question"]?["choices"] else { continue }
+        let correct = try correctChoice(server, duel: duel, index: Int(index))
+        let reply = try await player.client.request("answer", [
+            "duel_id": .string(duel), "question_index": .int(index),
+            "choice": .number(right ? correct : (correct + 1) % options.count),
+        ])
+        #expect(reply["ok"] == true, "\(reply.serialized)")
+    }
+}
+
 /// A plain HTTP/1.1 GET over a socket (Foundation's URL loading is not in core Foundation on Linux).
 func httpGet(port: Int, _ path: String) -> (status: Int, body: String) {
     let fd = connectLoopback(port: port)

@@ -2,7 +2,7 @@
 -- `player_events` payloads (notification_payload) in the order of their ids: the one home of
 -- what storing a notification writes. notify_player is a batch of one; grant_achievements and
 -- record_progress store a batch's achievements and level-ups with one statement each, where a
--- call per notification cost about 120 µs (bench/NOTES.md, item 55). Nothing is announced here:
+-- call per notification paid a statement's fixed cost for every row. Nothing is announced here:
 -- the server delivers the payloads itself (notify_player announces for operators' SQL).
 --
 -- One INSERT ... SELECT from arrays, the form Citus runs through the coordinator, so the ids'

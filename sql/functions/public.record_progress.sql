@@ -95,7 +95,7 @@ BEGIN
      WHERE f.answered > 0
        AND NOT EXISTS (SELECT 1 FROM banks b WHERE b.id = f.bank_id AND b.owner_id = f.player_id);
     -- Practice games: the questions of the notebook they made learned (is_learned; countPractice
-    -- ran just before, in this transaction, and set their learned_at to now()). A statement of
+    -- named the game in learned_duel, in this transaction or an earlier one). A statement of
     -- its own, run only for them: planning the notebook's view took milliseconds, and inside the
     -- statement above it was planned again on every call (bench/NOTES.md, item 22).
     IF 'practice' = ANY (p_modes) THEN
@@ -108,7 +108,7 @@ BEGIN
             v_learned_now := 0;
             FOR v_question, v_learned_at IN
                 SELECT p.question_id, p.learned_at FROM practice_progress p
-                 WHERE p.player_id = r.player_id AND p.last_duel = r.duel_id AND p.learned_at = now()
+                 WHERE p.player_id = r.player_id AND p.learned_duel = r.duel_id
             LOOP
                 IF EXISTS (SELECT 1 FROM missed_questions m
                             WHERE m.player_id = r.player_id AND m.question_id = v_question
@@ -125,8 +125,8 @@ BEGIN
     END IF;
 
     -- XP, games and the streak (streak_after), for every player of the batch at once: a
-    -- statement a player cost about 85 µs each, most of it the statement's own fixed cost
-    -- (bench/NOTES.md, item 55). The batch's rows are found by LATERAL lookups, one index probe
+    -- statement a player paid the statement's own fixed cost for each player (bench/NOTES.md,
+    -- item 55). The batch's rows are found by LATERAL lookups, one index probe
     -- each: with joins on the arrays the cached generic plans hashed scans of whole tables on
     -- every call, and those tables grow with every game and player (bench/NOTES.md, item 22).
     FOR r IN

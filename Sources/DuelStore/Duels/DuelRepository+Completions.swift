@@ -103,15 +103,20 @@ extension DuelRepository {
                               \(column { rows[$0.player + "/" + $0.question]?.since })::timestamptz[],
                               \(column { lastMiss[$0.player + "/" + $0.question] })::timestamptz[])
                        AS c(player_id, question_id, duel_id, correct_games, learned_at, since, last_miss))
-            INSERT INTO practice_progress AS p (player_id, question_id, correct_games, since, last_duel, learned_at)
+            INSERT INTO practice_progress AS p (player_id, question_id, correct_games, since, last_duel, learned_at,
+                                                learned_duel)
             SELECT player_id, question_id,
                    CASE WHEN correct_games IS NULL OR missed_since THEN 1 ELSE correct_games + 1 END,
                    now(), duel_id,
-                   CASE WHEN correct_games IS NOT NULL AND NOT missed_since THEN coalesce(learned_at, now()) END
+                   CASE WHEN correct_games IS NOT NULL AND NOT missed_since THEN coalesce(learned_at, now()) END,
+                   -- The game that makes it learned: record_progress pays that game, in whatever
+                   -- transaction it runs (migration 030).
+                   CASE WHEN correct_games IS NOT NULL AND NOT missed_since AND learned_at IS NULL THEN duel_id END
               FROM counted
             ON CONFLICT (player_id, question_id) DO UPDATE
                SET correct_games = excluded.correct_games, last_duel = excluded.last_duel,
                    learned_at = excluded.learned_at,
+                   learned_duel = CASE WHEN excluded.learned_at IS NOT NULL THEN coalesce(excluded.learned_duel, p.learned_duel) END,
                    -- excluded.since is now(), set above: Citus refuses a function call here.
                    since = CASE WHEN excluded.correct_games = 1 THEN excluded.since ELSE p.since END
             """)
