@@ -19,6 +19,79 @@ extension ServerTests {
             try await DuelServerTests.playAlone(server, player, duel: duel, right: right)
         }
 
+        /// `games`' progress rows of `player` (game → learned, XP), once all are granted (the
+        /// progress settler grants them a little after the games end).
+        func paidGames(_ player: TestPlayer, _ games: [String], on db: PGConnection) async throws
+            -> [String: (learned: Int, xp: Int)] {
+            var paid: [String: (learned: Int, xp: Int)] = [:]
+            for _ in 0..<100 where paid.count < games.count {
+                paid = [:]
+                for row in try db.query("""
+                    SELECT duel_id::text AS duel, learned, xp FROM game_progress
+                     WHERE player_id = \(player.id)::uuid AND duel_id = ANY(\(PGArray(games))::uuid[])
+                    """) {
+                    paid[try row.string("duel")] = (try row.int("learned"), try row.int("xp"))
+                }
+                if paid.count < games.count { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            return paid
+        }
+
+        /// A miss in a game that paid its player nothing (left unanswered) stays in the notebook and
+        /// can be learned, but learning it earns no XP: else such games, or one's own quiz, would
+        /// supply misses for free (bench/NOTES.md, item 56).
+        @Test func aMissInAGameThatPaidNothingEarnsNoXPWhenLearned() async throws {
+            defer { server.stop() }
+            let (a, b, duel) = try await startDuel(server.url)
+            guard await a.client.nextEvent("question") != nil else { throw DuelClientError.timeout("question") }
+            _ = try await b.client.request("forfeit", ["duel_id": .string(duel)])
+            guard await a.client.nextEvent("complete") != nil else { throw DuelClientError.timeout("complete") }
+            let before = try await a.client.request("mistakes", ["limit": 10])
+            guard case .array(let missed)? = before["data"]?["questions"], !missed.isEmpty else {
+                throw DuelClientError.timeout("mistakes: \(before.serialized)")
+            }
+            var practices: [String] = []
+            for _ in 1...2 {
+                let reply = try await a.client.request("practice", ["mistakes": true])
+                guard let practice = reply["data"]?["duel_id"]?.string else { throw DuelClientError.timeout("\(reply.serialized)") }
+                practices.append(practice)
+                _ = try await playAlone(a, duel: practice)
+            }
+            let after = try await a.client.request("mistakes", ["limit": 10])
+            #expect(after["data"]?["learned_count"]?.integer == Int64(missed.count), "\(after.serialized)")
+            let db = try server.database()
+            defer { db.close() }
+            #expect(try db.query("SELECT count(*) AS n FROM game_progress WHERE duel_id = \(duel)::uuid")[0].int("n") == 0,
+                    "the unanswered game paid nobody")
+            let paid = try await paidGames(a, practices, on: db)
+            #expect(paid[practices[1]]?.learned == 0 && paid[practices[1]]?.xp == paid[practices[0]]?.xp, "\(paid)")
+        }
+
+        /// A practice game an operator ends grants nothing, and counts nothing towards learning
+        /// either: its right answers leave no practice row (bench/NOTES.md, item 56).
+        @Test func aPracticeGameAnOperatorEndsCountsNoRightAnswer() async throws {
+            defer { server.stop() }
+            let a = try await TestPlayer.signUp(server.url)
+            let reply = try await a.client.request("practice", ["bank": "world-capitals"])
+            guard let game = reply["data"]?["duel_id"]?.string,
+                  let question = await a.client.nextEvent("question") else { throw DuelClientError.timeout("\(reply.serialized)") }
+            #expect(question["record"]?["question"]?["index"] == 0)
+            let answer = try await a.client.request("answer", [
+                "duel_id": .string(game), "question_index": 0, "choice": .number(try correctChoice(server, duel: game, index: 0)),
+            ])
+            #expect(answer["data"]?["correct"] == true, "\(answer.serialized)")
+            let db = try server.database()
+            defer { db.close() }
+            try db.query("SELECT ops.end_duel(\(game)::uuid, 'ended in a test')")
+            var ended = false
+            while !ended, let event = await a.client.nextEvent("complete", timeout: .seconds(5)) {
+                ended = event["duel_id"] == .string(game)
+            }
+            #expect(ended)
+            #expect(try db.query("SELECT count(*) AS n FROM practice_progress WHERE player_id = \(a.id)::uuid")[0].int("n") == 0)
+            #expect(try db.query("SELECT count(*) AS n FROM game_progress WHERE player_id = \(a.id)::uuid")[0].int("n") == 0)
+        }
+
         @Test func aPracticeGameIsOnePlayerUnratedAndInHistory() async throws {
             defer { server.stop() }
             let a = try await TestPlayer.signUp(server.url)
@@ -93,17 +166,7 @@ extension ServerTests {
             // The second game made the mistake learned, and its progress says so (mistake_learned's
             // XP, which weekly goals and learned_20 count), granted by the progress settler in a
             // later transaction than the count's.
-            var paid: [String: (learned: Int, xp: Int)] = [:]
-            for _ in 0..<100 where paid.count < 2 {
-                paid = [:]
-                for row in try db.query("""
-                    SELECT duel_id::text AS duel, learned, xp FROM game_progress
-                     WHERE player_id = \(a.id)::uuid AND duel_id = ANY(\(PGArray(practices))::uuid[])
-                    """) {
-                    paid[try row.string("duel")] = (try row.int("learned"), try row.int("xp"))
-                }
-                if paid.count < 2 { try await Task.sleep(for: .milliseconds(50)) }
-            }
+            let paid = try await paidGames(a, practices, on: db)
             let learnedXP = try db.query("SELECT xp FROM progress_rules WHERE rule = 'mistake_learned'")[0].int("xp")
             #expect(paid[practices[0]]?.learned == 0 && paid[practices[1]]?.learned == 1, "\(paid)")
             #expect((paid[practices[1]]?.xp ?? 0) - (paid[practices[0]]?.xp ?? 0) == learnedXP, "\(paid)")

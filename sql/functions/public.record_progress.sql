@@ -12,6 +12,8 @@
 --     opponent is no player (the engine counts no rival for it), so a recorded game pays as
 --     practice does: its right answers, and the game played to its end;
 --   * a game on one's own quiz pays its owner nothing: the owner knows every key;
+--   * a practice game's learned questions pay only for misses in games that paid the player
+--     (else an unanswered game, or one's own quiz, would supply misses to learn for free);
 --   * a streak day is counted once per real day whatever the time zone (streak_after), and the
 --     zone can change once in 24 hours (the server's setTimeZone).
 -- game_progress's primary key makes a second grant for the same game fail that transaction, as
@@ -67,6 +69,7 @@ DECLARE
     v_learners uuid[] := '{}';
     v_question bigint;
     v_learned_at timestamptz;
+    v_missed_in uuid;
     -- The notifications' payloads, returned for the server to deliver (not announced here).
     v_out text[] := '{}';
     r record;
@@ -110,11 +113,21 @@ BEGIN
                 SELECT p.question_id, p.learned_at FROM practice_progress p
                  WHERE p.player_id = r.player_id AND p.learned_duel = r.duel_id
             LOOP
-                IF EXISTS (SELECT 1 FROM missed_questions m
-                            WHERE m.player_id = r.player_id AND m.question_id = v_question
-                              AND is_learned(v_learned_at, m.finished_at)) THEN
-                    v_learned_now := v_learned_now + 1;
-                END IF;
+                -- Only a miss in a game that paid the player counts: a game left unanswered, or
+                -- played on one's own quiz, would otherwise be a free supply of misses to learn
+                -- for XP (bench/NOTES.md, item 56). The notebook itself keeps every miss. The
+                -- misses' games and the player's rows are on different shards on Citus: a
+                -- probe of game_progress a miss, not a join.
+                FOR v_missed_in IN
+                    SELECT m.duel_id FROM missed_questions m
+                     WHERE m.player_id = r.player_id AND m.question_id = v_question
+                       AND is_learned(v_learned_at, m.finished_at)
+                LOOP
+                    IF EXISTS (SELECT 1 FROM game_progress g WHERE g.duel_id = v_missed_in AND g.player_id = r.player_id) THEN
+                        v_learned_now := v_learned_now + 1;
+                        EXIT;
+                    END IF;
+                END LOOP;
             END LOOP;
             IF v_learned_now > 0 THEN
                 UPDATE game_progress g SET learned = v_learned_now, xp = g.xp + v_learned_now * v_learned
@@ -164,9 +177,11 @@ BEGIN
         v_before := v_before || r.before;
     END LOOP;
 
-    -- Weekly goals of these players' current weeks that these games reached. Only the players
-    -- with a goal still open are looked at, then a player at a time: on Citus each statement
-    -- then locks rows of one shard (Citus refuses FOR UPDATE across shards).
+    -- Weekly goals of the weeks these games finished in (in each player's zone) that they
+    -- reached: not the week of streak_day, the player's latest day, which a change of zone or a
+    -- game settled after a later one puts past the games' own week (bench/NOTES.md, item 56).
+    -- Only the players with a goal still open are looked at, then a player at a time: on Citus
+    -- each statement then locks rows of one shard (Citus refuses FOR UPDATE across shards).
     FOR v_player IN
         SELECT DISTINCT w.player_id FROM weekly_goals w
          WHERE w.player_id = ANY (v_players) AND w.reached_at IS NULL
@@ -175,7 +190,8 @@ BEGIN
     FOR r IN
         SELECT w.*, pp.time_zone FROM weekly_goals w JOIN player_progress pp ON pp.player_id = w.player_id
          WHERE w.player_id = v_player AND w.reached_at IS NULL
-           AND w.week_start = date_trunc('week', pp.streak_day)::date
+           AND w.week_start IN (SELECT date_trunc('week', player_day(g.finished_at, pp.time_zone))::date
+                                  FROM game_progress g WHERE g.player_id = v_player AND g.duel_id = ANY (p_duels))
          FOR UPDATE OF w
     LOOP
         IF goal_reached(r.player_id, r.kind, r.bank_id, r.week_start, r.time_zone, r.target) THEN
@@ -284,10 +300,13 @@ BEGIN
            AND r.duel_id::text || '/' || r.player_id = ANY (v_slayers) THEN
             v_codes := v_codes || 'giant_slayer'::text;
         END IF;
+        -- The last five ranked results are the ratings' (written before this function in every
+        -- path), not the paid games': a ranked loss without an answer pays nothing, and so has no
+        -- game_progress row, but it still breaks the run (bench/NOTES.md, item 56).
         IF NOT v_held ? 'ranked_streak_5' AND r.mode = 'ranked' AND r.won THEN
-            IF (SELECT count(*) = 5 AND bool_and(won) FROM (
-                    SELECT g.won FROM game_progress g WHERE g.player_id = r.player_id AND g.mode = 'ranked'
-                     ORDER BY g.finished_at DESC LIMIT 5) last5) THEN
+            IF (SELECT count(*) = 5 AND bool_and(outcome = 'win') FROM (
+                    SELECT h.outcome FROM rating_history h WHERE h.player_id = r.player_id
+                     ORDER BY h.created_at DESC, h.duel_id DESC LIMIT 5) last5) THEN
                 v_codes := v_codes || 'ranked_streak_5'::text;
             END IF;
         END IF;

@@ -99,6 +99,12 @@ struct DuelSettlements {
         return progress
     }
 
+    /// Finished practice games whose right answers count towards learning: not one an operator
+    /// ended, which grants nothing (a question it made learned would leave the notebook unpaid).
+    private var countedPractice: [String?] {
+        settled.filter { $0.duel.mode == .practice && $0.duel.hasCompletionFacts }.map { $0.id }
+    }
+
     /// Finished games of `mode`.
     private func finished(_ mode: DuelMode) -> [String?] {
         settled.filter { $0.duel.phase == .finished && $0.duel.mode == mode }.map { $0.id }
@@ -123,7 +129,7 @@ struct DuelSettlements {
 
     /// Whether every statement needs nothing back from another, so one pipeline can carry them
     /// (``pipelined()``): a practice game's count and a room's reopening read before they write.
-    var fitsOnePipeline: Bool { finished(.practice).isEmpty && finished(.room).isEmpty }
+    var fitsOnePipeline: Bool { countedPractice.isEmpty && finished(.room).isEmpty }
 
     /// Writes `scope` inside the caller's transaction: ratings, practice counts, progress (its
     /// notifications into `outbox`), departures, and the rooms' announcements (into `outbox`).
@@ -133,7 +139,7 @@ struct DuelSettlements {
         guard !isEmpty else { return }
         let rest = scope != .progressOnly
         if rest, let ratings = DuelRepository.ratingsStatement(completions) { try connection.query(ratings) }
-        let practice = finished(.practice)
+        let practice = countedPractice
         if rest, !practice.isEmpty { try DuelRepository(connection).countPractice(duels: practice) }
         // After ratings (giant slayer reads them) and practice (learned mistakes count): in the
         // same transaction, or in a later one when settled apart.
