@@ -19,20 +19,16 @@ extension ServerTests {
             try await DuelServerTests.playAlone(server, player, duel: duel, right: right)
         }
 
-        /// `games`' progress rows of `player` (game → learned, XP), once all are granted (the
-        /// progress settler grants them a little after the games end).
-        func paidGames(_ player: TestPlayer, _ games: [String], on db: PGConnection) async throws
+        /// `games`' progress rows of `player` (game → learned, XP): read once, since a game's
+        /// `complete` is sent only after its progress is granted (docs/PROTOCOL.md).
+        func paidGames(_ player: TestPlayer, _ games: [String], on db: PGConnection) throws
             -> [String: (learned: Int, xp: Int)] {
             var paid: [String: (learned: Int, xp: Int)] = [:]
-            for _ in 0..<100 where paid.count < games.count {
-                paid = [:]
-                for row in try db.query("""
-                    SELECT duel_id::text AS duel, learned, xp FROM game_progress
-                     WHERE player_id = \(player.id)::uuid AND duel_id = ANY(\(PGArray(games))::uuid[])
-                    """) {
-                    paid[try row.string("duel")] = (try row.int("learned"), try row.int("xp"))
-                }
-                if paid.count < games.count { try await Task.sleep(for: .milliseconds(50)) }
+            for row in try db.query("""
+                SELECT duel_id::text AS duel, learned, xp FROM game_progress
+                 WHERE player_id = \(player.id)::uuid AND duel_id = ANY(\(PGArray(games))::uuid[])
+                """) {
+                paid[try row.string("duel")] = (try row.int("learned"), try row.int("xp"))
             }
             return paid
         }
@@ -63,13 +59,16 @@ extension ServerTests {
             defer { db.close() }
             #expect(try db.query("SELECT count(*) AS n FROM game_progress WHERE duel_id = \(duel)::uuid")[0].int("n") == 0,
                     "the unanswered game paid nobody")
-            let paid = try await paidGames(a, practices, on: db)
+            let paid = try paidGames(a, practices, on: db)
             #expect(paid[practices[1]]?.learned == 0 && paid[practices[1]]?.xp == paid[practices[0]]?.xp, "\(paid)")
         }
 
         /// A practice game an operator ends grants nothing, and counts nothing towards learning
         /// either: its right answers leave no practice row (bench/NOTES.md, item 56).
         @Test func aPracticeGameAnOperatorEndsCountsNoRightAnswer() async throws {
+            server.stop()
+            // 10 s questions: the game must still be running when the operator's end arrives.
+            let server = try TestServer.start { $0.duel.answerWindowMs = 10_000 }
             defer { server.stop() }
             let a = try await TestPlayer.signUp(server.url)
             let reply = try await a.client.request("practice", ["bank": "world-capitals"])
@@ -83,13 +82,13 @@ extension ServerTests {
             let db = try server.database()
             defer { db.close() }
             try db.query("SELECT ops.end_duel(\(game)::uuid, 'ended in a test')")
-            var ended = false
-            while !ended, let event = await a.client.nextEvent("complete", timeout: .seconds(5)) {
-                ended = event["duel_id"] == .string(game)
+            var complete: JSONValue?
+            while complete == nil, let event = await a.client.nextEvent("complete", timeout: .seconds(5)) {
+                if event["duel_id"] == .string(game) { complete = event }
             }
-            #expect(ended)
+            // Ended by the operator, not by its last deadline (which would count the answer).
+            #expect(complete?["record"]?["result"]?["reason"] == "ended", "\(complete?.serialized ?? "no complete")")
             #expect(try db.query("SELECT count(*) AS n FROM practice_progress WHERE player_id = \(a.id)::uuid")[0].int("n") == 0)
-            #expect(try db.query("SELECT count(*) AS n FROM game_progress WHERE player_id = \(a.id)::uuid")[0].int("n") == 0)
         }
 
         @Test func aPracticeGameIsOnePlayerUnratedAndInHistory() async throws {
@@ -166,7 +165,7 @@ extension ServerTests {
             // The second game made the mistake learned, and its progress says so (mistake_learned's
             // XP, which weekly goals and learned_20 count), granted by the progress settler in a
             // later transaction than the count's.
-            let paid = try await paidGames(a, practices, on: db)
+            let paid = try paidGames(a, practices, on: db)
             let learnedXP = try db.query("SELECT xp FROM progress_rules WHERE rule = 'mistake_learned'")[0].int("xp")
             #expect(paid[practices[0]]?.learned == 0 && paid[practices[1]]?.learned == 1, "\(paid)")
             #expect((paid[practices[1]]?.xp ?? 0) - (paid[practices[0]]?.xp ?? 0) == learnedXP, "\(paid)")

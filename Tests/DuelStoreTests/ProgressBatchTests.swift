@@ -73,21 +73,25 @@ import Testing
         #expect(payloads.count == notes.count)
     }
 
-    /// A ranked loss without an answer pays nothing (no game_progress row), but it is a result:
-    /// four wins, such a loss and a win are no five in a row (bench/NOTES.md, item 56).
-    @Test func aRankedLossWithoutAnAnswerBreaksTheRun() async throws {
+    /// Five ranked wins in a row are five paid wins among the last five rated results: a ranked
+    /// loss without an answer pays nothing (no game_progress row) but breaks the run, and a
+    /// rated win without an answer pays nothing and does not extend it (bench/NOTES.md, item 56).
+    @Test(arguments: ["loss", "win"])
+    func anUnansweredRankedGameBreaksTheRun(_ unansweredOutcome: String) async throws {
         let fixture = try StoreFixture(workers: 1)
         let players = try await fixture.players(2, prefix: "s\(UUID().uuidString.prefix(6))")
         let games = try RankedGames(fixture)
         defer { games.close() }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
+        // Games 0-3 and 5 are paid wins of seat 0; in game 4 it answers nothing.
         for game in 0..<6 {
-            let won = game != 4
+            let answered = game != 4
+            let won = answered || unansweredOutcome == "win"
             let id = try games.duel(players)
             try games.rated(id, players[0], outcome: won ? "win" : "loss", before: 1_500)
             try games.rated(id, players[1], outcome: won ? "loss" : "win", before: 1_500)
             var columns = ProgressColumns()
-            columns.append(GameFacts(player: players[0], correct: won ? 1 : 0, questions: 3, answered: won ? 1 : 0,
+            columns.append(GameFacts(player: players[0], correct: answered ? 1 : 0, questions: 3, answered: answered ? 1 : 0,
                                      rivalsAtFirstQuestion: 1, firstPlace: won, won: won, stayed: true,
                                      fastestCorrectMs: nil, players: 2),
                            duelID: id, bankID: games.bank, mode: .ranked, finishedAtMs: now + Int64(game) * 60_000)
@@ -99,7 +103,7 @@ import Testing
         }
         #expect(try games.connection.query("""
             SELECT count(*) AS n FROM game_progress WHERE player_id = \(players[0])::uuid AND won
-            """)[0].int("n") == 5, "five paid wins, the loss unpaid")
+            """)[0].int("n") == 5, "five paid wins, game 4 unpaid")
         #expect(try !games.held(players[0]).contains("ranked_streak_5"))
     }
 

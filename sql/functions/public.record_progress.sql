@@ -116,8 +116,8 @@ BEGIN
                 -- Only a miss in a game that paid the player counts: a game left unanswered, or
                 -- played on one's own quiz, would otherwise be a free supply of misses to learn
                 -- for XP (bench/NOTES.md, item 56). The notebook itself keeps every miss. The
-                -- misses' games and the player's rows are on different shards on Citus: a
-                -- probe of game_progress a miss, not a join.
+                -- misses' games and the player's rows are on different shards on Citus, so
+                -- game_progress is probed once for each miss instead of joined.
                 FOR v_missed_in IN
                     SELECT m.duel_id FROM missed_questions m
                      WHERE m.player_id = r.player_id AND m.question_id = v_question
@@ -137,9 +137,9 @@ BEGIN
         END LOOP;
     END IF;
 
-    -- XP, games and the streak (streak_after), for every player of the batch at once: a
-    -- statement a player paid the statement's own fixed cost for each player (bench/NOTES.md,
-    -- item 55). The batch's rows are found by LATERAL lookups, one index probe
+    -- XP, games and the streak (streak_after), for every player of the batch at once: one
+    -- statement for the batch, where one a player paid a statement's fixed cost for each
+    -- (bench/NOTES.md, item 55). The batch's rows are found by LATERAL lookups, one index probe
     -- each: with joins on the arrays the cached generic plans hashed scans of whole tables on
     -- every call, and those tables grow with every game and player (bench/NOTES.md, item 22).
     FOR r IN
@@ -300,13 +300,21 @@ BEGIN
            AND r.duel_id::text || '/' || r.player_id = ANY (v_slayers) THEN
             v_codes := v_codes || 'giant_slayer'::text;
         END IF;
-        -- The last five ranked results are the ratings' (written before this function in every
-        -- path), not the paid games': a ranked loss without an answer pays nothing, and so has no
-        -- game_progress row, but it still breaks the run (bench/NOTES.md, item 56).
+        -- The run is the last five ranked results up to this game, from the ratings (written
+        -- before this function in every path), each a win this function paid as one: a ranked
+        -- loss without an answer has no game_progress row but still breaks the run, and a rated
+        -- win that paid nothing (no answer, or no rival at the first question) does not extend
+        -- it (bench/NOTES.md, item 56). A player's ranked games are rated in different
+        -- transactions (one live game at a time), so created_at orders them; the id only makes
+        -- the order total.
         IF NOT v_held ? 'ranked_streak_5' AND r.mode = 'ranked' AND r.won THEN
-            IF (SELECT count(*) = 5 AND bool_and(outcome = 'win') FROM (
-                    SELECT h.outcome FROM rating_history h WHERE h.player_id = r.player_id
-                     ORDER BY h.created_at DESC, h.duel_id DESC LIMIT 5) last5) THEN
+            IF (SELECT count(*) = 5 AND bool_and(h.outcome = 'win' AND coalesce(g.won, false)) FROM (
+                    SELECT h.duel_id, h.outcome FROM rating_history h
+                     WHERE h.player_id = r.player_id
+                       AND h.created_at <= (SELECT t.created_at FROM rating_history t
+                                             WHERE t.player_id = r.player_id AND t.duel_id = r.duel_id)
+                     ORDER BY h.created_at DESC, h.duel_id DESC LIMIT 5) h
+                  LEFT JOIN game_progress g ON g.player_id = r.player_id AND g.duel_id = h.duel_id) THEN
                 v_codes := v_codes || 'ranked_streak_5'::text;
             END IF;
         END IF;
