@@ -536,6 +536,28 @@ enum CitusCluster {
         #expect(goals["data"]?["goals"]?[0]?["progress"]?.integer == Int64(missed.count), "\(goals.serialized)")
     }
 
+    /// A migration that changes a table after the cluster placed it runs on distributed tables,
+    /// where Citus refuses what plain Postgres takes (migration 030's first version: a constraint
+    /// in a file of two commands). Undone and applied again inside a transaction that is rolled
+    /// back; a later migration that alters a placed table belongs here too.
+    @Test func migrationsAfterThePlacementApplyToDistributedTables() throws {
+        let url = try CitusCluster.url()
+        let directory = ProcessInfo.processInfo.environment["QUIZDUEL_SQL_DIR"] ?? "sql"
+        let script = try String(contentsOfFile: directory + "/migrations/030_practice_learned_duel.sql", encoding: .utf8)
+        let db = try PGConnection(url)
+        defer { db.close() }
+        #expect(try ShardMap.load(db).distributed)
+        try db.execute(script: "BEGIN")
+        defer { try? db.execute(script: "ROLLBACK") }
+        // One command a call: Citus sends a constraint's command to the workers as its text.
+        try db.execute(script: "ALTER TABLE practice_progress DROP CONSTRAINT practice_progress_learned_duel")
+        try db.execute(script: "ALTER TABLE practice_progress DROP COLUMN learned_duel")
+        #expect(throws: Never.self) { try db.execute(script: script) }
+        #expect(try db.query("""
+            SELECT count(*) AS n FROM pg_constraint WHERE conname = 'practice_progress_learned_duel'
+            """)[0].int("n") == 1)
+    }
+
     /// What session 8 left untried on the cluster: a rematch (which failed there: a locking
     /// statement that read every shard, a comparison with a parameter, a RETURNING Citus refuses),
     /// an accepted challenge, an import, and every operator view.
