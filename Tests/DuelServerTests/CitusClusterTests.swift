@@ -499,18 +499,8 @@ enum CitusCluster {
         #expect(set["data"]?["goals"]?[0]?["progress"] == 0, "\(set.serialized)")
         // a misses question 0, then b forfeits: a's mistakes are the duel's asked questions.
         try await missFirstQuestion(server, a, b, duel: duel)
-        let before = try await a.client.request("mistakes", ["limit": 10])
-        guard case .array(let missed)? = before["data"]?["questions"], !missed.isEmpty else {
-            throw DuelClientError.timeout("mistakes: \(before.serialized)")
-        }
         // Two right practice games of the notebook make every mistake learned (is_learned).
-        var games: [String] = []
-        for _ in 1...2 {
-            let reply = try await a.client.request("practice", ["mistakes": true])
-            guard let game = reply["data"]?["duel_id"]?.string else { throw DuelClientError.timeout("\(reply.serialized)") }
-            try await playAlone(server, a, duel: game)
-            games.append(game)
-        }
+        let (missed, games) = try await practiceTheNotebook(server, a)
         // The notification may have come before the game's `complete`, which playAlone read past.
         let isGoalReached = { (event: JSONValue) in event["event"] == "notification" && event["record"]?["kind"] == "goal_reached" }
         var reached = a.client.transcript.contains { (try? JSONParser.parse($0)).map(isGoalReached) ?? false }

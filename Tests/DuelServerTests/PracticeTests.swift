@@ -42,17 +42,7 @@ extension ServerTests {
             guard await a.client.nextEvent("question") != nil else { throw DuelClientError.timeout("question") }
             _ = try await b.client.request("forfeit", ["duel_id": .string(duel)])
             guard await a.client.nextEvent("complete") != nil else { throw DuelClientError.timeout("complete") }
-            let before = try await a.client.request("mistakes", ["limit": 10])
-            guard case .array(let missed)? = before["data"]?["questions"], !missed.isEmpty else {
-                throw DuelClientError.timeout("mistakes: \(before.serialized)")
-            }
-            var practices: [String] = []
-            for _ in 1...2 {
-                let reply = try await a.client.request("practice", ["mistakes": true])
-                guard let practice = reply["data"]?["duel_id"]?.string else { throw DuelClientError.timeout("\(reply.serialized)") }
-                practices.append(practice)
-                _ = try await playAlone(a, duel: practice)
-            }
+            let (missed, practices) = try await practiceTheNotebook(server, a)
             let after = try await a.client.request("mistakes", ["limit": 10])
             #expect(after["data"]?["learned_count"]?.integer == Int64(missed.count), "\(after.serialized)")
             let db = try server.database()

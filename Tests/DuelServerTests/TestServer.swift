@@ -333,6 +333,25 @@ func playAlone(_ server: TestServer, _ player: TestPlayer, duel: String, right: 
     }
 }
 
+/// `player`'s notebook (`mistakes`, at least one line), then `games` practice games of it played
+/// right to their end: two make every mistake learned (is_learned). Returns the notebook's lines
+/// and the games' ids.
+func practiceTheNotebook(_ server: TestServer, _ player: TestPlayer, games: Int = 2) async throws
+    -> (missed: [JSONValue], games: [String]) {
+    let before = try await player.client.request("mistakes", ["limit": 10])
+    guard case .array(let missed)? = before["data"]?["questions"], !missed.isEmpty else {
+        throw DuelClientError.timeout("mistakes: \(before.serialized)")
+    }
+    var played: [String] = []
+    for _ in 0..<games {
+        let reply = try await player.client.request("practice", ["mistakes": true])
+        guard let game = reply["data"]?["duel_id"]?.string else { throw DuelClientError.timeout("\(reply.serialized)") }
+        try await playAlone(server, player, duel: game)
+        played.append(game)
+    }
+    return (missed, played)
+}
+
 /// A plain HTTP/1.1 GET over a socket (Foundation's URL loading is not in core Foundation on Linux).
 func httpGet(port: Int, _ path: String) -> (status: Int, body: String) {
     let fd = connectLoopback(port: port)

@@ -13,7 +13,8 @@
 --     practice does: its right answers, and the game played to its end;
 --   * a game on one's own quiz pays its owner nothing: the owner knows every key;
 --   * a practice game's learned questions pay only for misses in games that paid the player
---     (else an unanswered game, or one's own quiz, would supply misses to learn for free);
+--     (else games left unanswered would supply misses to learn for free; a notebook practice
+--     game is of one bank, so one's own quiz's misses are practised on it and pay nothing anyway);
 --   * a streak day is counted once per real day whatever the time zone (streak_after), and the
 --     zone can change once in 24 hours (the server's setTimeZone).
 -- game_progress's primary key makes a second grant for the same game fail that transaction, as
@@ -113,9 +114,8 @@ BEGIN
                 SELECT p.question_id, p.learned_at FROM practice_progress p
                  WHERE p.player_id = r.player_id AND p.learned_duel = r.duel_id
             LOOP
-                -- Only a miss in a game that paid the player counts: a game left unanswered, or
-                -- played on one's own quiz, would otherwise be a free supply of misses to learn
-                -- for XP (bench/NOTES.md, item 56). The notebook itself keeps every miss. The
+                -- Only a miss in a game that paid the player counts: games left unanswered would
+                -- otherwise be a free supply of misses to learn for XP (bench/NOTES.md, item 56). The notebook itself keeps every miss. The
                 -- misses' games and the player's rows are on different shards on Citus, so
                 -- game_progress is probed once for each miss instead of joined.
                 FOR v_missed_in IN
@@ -190,7 +190,7 @@ BEGIN
     FOR r IN
         SELECT w.*, pp.time_zone FROM weekly_goals w JOIN player_progress pp ON pp.player_id = w.player_id
          WHERE w.player_id = v_player AND w.reached_at IS NULL
-           AND w.week_start IN (SELECT date_trunc('week', player_day(g.finished_at, pp.time_zone))::date
+           AND w.week_start IN (SELECT player_week(g.finished_at, pp.time_zone)
                                   FROM game_progress g WHERE g.player_id = v_player AND g.duel_id = ANY (p_duels))
          FOR UPDATE OF w
     LOOP

@@ -96,7 +96,9 @@ extension DuelRepository {
         try db.query("""
             WITH counted AS (
                 SELECT c.player_id, c.question_id, c.duel_id, c.correct_games, c.learned_at,
-                       c.correct_games IS NOT NULL AND coalesce(c.last_miss > c.since, false) AS missed_since
+                       c.correct_games IS NOT NULL AND coalesce(c.last_miss > c.since, false) AS missed_since,
+                       -- A second right game since the count started: learned (again, or first by this game).
+                       c.correct_games IS NOT NULL AND NOT coalesce(c.last_miss > c.since, false) AS learns
                   FROM unnest(\(column { $0.player })::uuid[], \(column { $0.question })::bigint[], \(column { $0.duel })::uuid[],
                               \(column { rows[$0.player + "/" + $0.question]?.games })::int[],
                               \(column { rows[$0.player + "/" + $0.question]?.learnedAt })::timestamptz[],
@@ -108,10 +110,10 @@ extension DuelRepository {
             SELECT player_id, question_id,
                    CASE WHEN correct_games IS NULL OR missed_since THEN 1 ELSE correct_games + 1 END,
                    now(), duel_id,
-                   CASE WHEN correct_games IS NOT NULL AND NOT missed_since THEN coalesce(learned_at, now()) END,
+                   CASE WHEN learns THEN coalesce(learned_at, now()) END,
                    -- The game that makes it learned: record_progress pays that game, in whatever
                    -- transaction it runs (migration 030).
-                   CASE WHEN correct_games IS NOT NULL AND NOT missed_since AND learned_at IS NULL THEN duel_id END
+                   CASE WHEN learns AND learned_at IS NULL THEN duel_id END
               FROM counted
             ON CONFLICT (player_id, question_id) DO UPDATE
                SET correct_games = excluded.correct_games, last_duel = excluded.last_duel,

@@ -64,9 +64,9 @@ public struct ProgressRepository {
             // its own: on Citus a query sent to the player's shard cannot call goal_reached, which
             // reads another table.
             let me = try db.query("""
-                SELECT time_zone, date_trunc('week', player_day(now(), time_zone))::date::text AS week,
+                SELECT time_zone, player_week(now(), time_zone)::text AS week,
                        \(unsafeRaw: SQLTime.ms("now()")) AS now_ms,
-                       \(unsafeRaw: Self.dueMs(week: "date_trunc('week', player_day(now(), time_zone))::date", zone: "time_zone")) AS due_ms
+                       \(unsafeRaw: Self.dueMs(week: "player_week(now(), time_zone)", zone: "time_zone")) AS due_ms
                   FROM player_progress WHERE player_id = \(player)::uuid
                 """)[0]
             let week = try me.string("week"), zone = try me.string("time_zone")
@@ -110,7 +110,7 @@ public struct ProgressRepository {
                    \(unsafeRaw: Self.dueMs(week: "w.week_start", zone: "p.time_zone")) AS due_ms
               FROM weekly_goals w JOIN player_progress p ON p.player_id = w.player_id
               LEFT JOIN banks b ON b.id = w.bank_id
-             WHERE w.player_id = \(player)::uuid AND w.week_start = date_trunc('week', player_day(now(), p.time_zone))::date
+             WHERE w.player_id = \(player)::uuid AND w.week_start = player_week(now(), p.time_zone)
              ORDER BY w.set_at
             """).map { row in
             let kind = try row.string("kind"), week = try row.string("week")
